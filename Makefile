@@ -1,0 +1,47 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf refcnt: build perf from Debian's linux-source-6.12 with our tools/
+# overlaid and patches/ applied, out of tree, with debug info.
+#
+#   make          build build/perf
+#   make run      set up, build, and audit a `perf report` run (the main job)
+#   make check    set up, build, lint and run every test
+#   make lint     checkpatch --strict on every C file we add
+#   make clean    remove build/
+
+BUILD   := $(CURDIR)/build
+SRC     := $(BUILD)/src
+OBJ     := $(BUILD)/obj
+PERF    := $(BUILD)/perf
+
+# Debian's python3 (deps.sh installs python3-dev), not whatever is first in
+# PATH: the build must not depend on the machine's shims.
+PERF_MAKE_FLAGS := O=$(OBJ) EXTRA_CFLAGS=-g NO_LIBBPF=1 NO_JVMTI=1 \
+		   PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config \
+		   NO_SHELLCHECK=1 WERROR=1
+
+all: build
+
+deps:
+	@scripts/deps.sh
+
+prepare: deps
+	@scripts/prepare-tree.sh $(CURDIR) $(SRC) $(OBJ)
+
+build: prepare
+	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS)
+	@ln -sfn obj/perf $(PERF)
+
+run: build
+	@scripts/demo.sh $(PERF)
+
+check: build
+	@scripts/run-tests.sh $(PERF)
+
+lint: prepare
+	@scripts/lint.sh $(SRC)/scripts/checkpatch.pl
+
+clean:
+	rm -rf $(BUILD)
+
+.PHONY: all deps prepare build run check lint clean

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# checkpatch --strict on every C source and header the project adds.
+# Usage: lint.sh CHECKPATCH
+set -euo pipefail
+
+checkpatch=${1:?usage: lint.sh CHECKPATCH}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+
+mapfile -t files < <(git ls-files -co --exclude-standard 'tools/*.c' 'tools/*.h')
+[ ${#files[@]} -gt 0 ] || exit 0
+perl "$checkpatch" --no-tree --strict --quiet --show-types -f "${files[@]}"
+echo "lint: checkpatch --strict clean on ${#files[@]} files"

@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf test refcnt: unit tests of perf refcnt, on data the tests make.
+ */
+#include <string.h>
+#include <linux/kernel.h>
+
+#include "tests.h"
+#include "debug.h"
+#include "util/refcnt-spec.h"
+
+static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
+				   int subtest __maybe_unused)
+{
+	unsigned long mask, all = (1UL << refcnt_type_specs__nr) - 1;
+	const struct refcnt_type_spec *spec;
+	int dso, cpu_map;
+	char bad[32];
+
+	TEST_ASSERT_EQUAL("six audited types", (int)refcnt_type_specs__nr, 6);
+
+	/* every type names all four operations and its refcount member */
+	for (unsigned int i = 0; i < refcnt_type_specs__nr; i++) {
+		spec = &refcnt_type_specs[i];
+		TEST_ASSERT_VAL("member", spec->member && *spec->member);
+		for (int op = 0; op < REFCNT_OP__MAX; op++)
+			TEST_ASSERT_VAL(spec->name, spec->funcs[op][0]);
+		TEST_ASSERT_VAL("find", refcnt_type_spec__find(spec->name) == spec);
+	}
+
+	spec = refcnt_type_spec__find("map");
+	TEST_ASSERT_VAL("map", spec && !strcmp(spec->funcs[REFCNT_OP__GET][0], "map__get"));
+	TEST_ASSERT_VAL("map born", !strcmp(spec->funcs[REFCNT_OP__BORN][2], "map__clone"));
+	TEST_ASSERT_VAL("no such type", !refcnt_type_spec__find("mapz"));
+
+	TEST_ASSERT_VAL("default", !refcnt_type_specs__parse(NULL, &mask, bad, sizeof(bad)));
+	TEST_ASSERT_VAL("default is all", mask == all);
+	TEST_ASSERT_VAL("all", !refcnt_type_specs__parse("all", &mask, bad, sizeof(bad)));
+	TEST_ASSERT_VAL("all is all", mask == all);
+
+	TEST_ASSERT_VAL("list", !refcnt_type_specs__parse("dso, cpu_map", &mask, bad,
+							  sizeof(bad)));
+	dso = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+	cpu_map = refcnt_type_spec__index(refcnt_type_spec__find("cpu_map"));
+	TEST_ASSERT_VAL("list mask", mask == (1UL << dso | 1UL << cpu_map));
+
+	TEST_ASSERT_VAL("unknown", refcnt_type_specs__parse("dso,bogus,map", &mask, bad,
+							    sizeof(bad)) == -1);
+	TEST_ASSERT_VAL("unknown named", !strcmp(bad, "bogus"));
+	TEST_ASSERT_VAL("empty", refcnt_type_specs__parse(",", &mask, bad, sizeof(bad)) == -1);
+
+	TEST_ASSERT_VAL("op names", refcnt_op__from_name("put") == REFCNT_OP__PUT);
+	TEST_ASSERT_VAL("op round trip",
+			!strcmp(refcnt_op__name(REFCNT_OP__DIES), "dies"));
+	TEST_ASSERT_VAL("bad op", refcnt_op__from_name("free") == -1);
+	return TEST_OK;
+}
+
+static struct test_case refcnt_tests[] = {
+	TEST_CASE("refcnt type specs and --type parsing", refcnt_type_specs),
+	{ .name = NULL, }
+};
+
+struct test_suite suite__refcnt = {
+	.desc = "perf refcnt",
+	.test_cases = refcnt_tests,
+};

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The reference counted types of perf 6.12 that perf refcnt audits.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+
+#include "refcnt-spec.h"
+
+const struct refcnt_type_spec refcnt_type_specs[] = {
+	{
+		.name = "dso", .struct_name = "dso", .member = "refcnt",
+		.funcs = {
+			[REFCNT_OP__BORN] = { "dso__new_id" },
+			[REFCNT_OP__GET]  = { "dso__get" },
+			[REFCNT_OP__PUT]  = { "dso__put" },
+			[REFCNT_OP__DIES] = { "dso__delete" },
+		},
+	},
+	{
+		.name = "map", .struct_name = "map", .member = "refcnt",
+		.funcs = {
+			[REFCNT_OP__BORN] = { "map__new", "map__new2", "map__clone" },
+			[REFCNT_OP__GET]  = { "map__get" },
+			[REFCNT_OP__PUT]  = { "map__put" },
+			[REFCNT_OP__DIES] = { "map__delete" },
+		},
+	},
+	{
+		.name = "maps", .struct_name = "maps", .member = "refcnt",
+		.funcs = {
+			[REFCNT_OP__BORN] = { "maps__new" },
+			[REFCNT_OP__GET]  = { "maps__get" },
+			[REFCNT_OP__PUT]  = { "maps__put" },
+			[REFCNT_OP__DIES] = { "maps__delete" },
+		},
+	},
+	{
+		.name = "thread", .struct_name = "thread", .member = "refcnt",
+		.funcs = {
+			[REFCNT_OP__BORN] = { "thread__new" },
+			[REFCNT_OP__GET]  = { "thread__get" },
+			[REFCNT_OP__PUT]  = { "thread__put" },
+			[REFCNT_OP__DIES] = { "thread__delete" },
+		},
+	},
+	{
+		.name = "nsinfo", .struct_name = "nsinfo", .member = "refcnt",
+		.funcs = {
+			[REFCNT_OP__BORN] = { "nsinfo__new", "nsinfo__copy" },
+			[REFCNT_OP__GET]  = { "nsinfo__get" },
+			[REFCNT_OP__PUT]  = { "nsinfo__put" },
+			[REFCNT_OP__DIES] = { "nsinfo__delete" },
+		},
+	},
+	{
+		.name = "cpu_map", .struct_name = "perf_cpu_map", .member = "refcnt",
+		.funcs = {
+			[REFCNT_OP__BORN] = { "perf_cpu_map__alloc" },
+			[REFCNT_OP__GET]  = { "perf_cpu_map__get" },
+			[REFCNT_OP__PUT]  = { "perf_cpu_map__put" },
+			[REFCNT_OP__DIES] = { "cpu_map__delete" },
+		},
+	},
+};
+
+const unsigned int refcnt_type_specs__nr = ARRAY_SIZE(refcnt_type_specs);
+
+static const char * const refcnt_op_names[REFCNT_OP__MAX] = {
+	[REFCNT_OP__BORN] = "born",
+	[REFCNT_OP__GET]  = "get",
+	[REFCNT_OP__PUT]  = "put",
+	[REFCNT_OP__DIES] = "dies",
+};
+
+const char *refcnt_op__name(enum refcnt_op op)
+{
+	return op < REFCNT_OP__MAX ? refcnt_op_names[op] : "?";
+}
+
+int refcnt_op__from_name(const char *name)
+{
+	for (int op = 0; op < REFCNT_OP__MAX; op++) {
+		if (!strcmp(name, refcnt_op_names[op]))
+			return op;
+	}
+	return -1;
+}
+
+const struct refcnt_type_spec *refcnt_type_spec__find(const char *name)
+{
+	for (unsigned int i = 0; i < refcnt_type_specs__nr; i++) {
+		if (!strcmp(refcnt_type_specs[i].name, name))
+			return &refcnt_type_specs[i];
+	}
+	return NULL;
+}
+
+int refcnt_type_spec__index(const struct refcnt_type_spec *spec)
+{
+	return spec - refcnt_type_specs;
+}
+
+int refcnt_type_specs__parse(const char *list, unsigned long *mask,
+			     char *bad, unsigned int bad_sz)
+{
+	char *copy, *tok, *saveptr = NULL;
+	int err = 0;
+
+	*mask = 0;
+	if (!list || !strcmp(list, "all")) {
+		*mask = (1UL << refcnt_type_specs__nr) - 1;
+		return 0;
+	}
+
+	copy = strdup(list);
+	if (!copy)
+		return -ENOMEM;
+
+	for (tok = strtok_r(copy, ",", &saveptr); tok;
+	     tok = strtok_r(NULL, ",", &saveptr)) {
+		const struct refcnt_type_spec *spec;
+
+		tok = strim(tok);
+		if (!strcmp(tok, "all")) {
+			*mask |= (1UL << refcnt_type_specs__nr) - 1;
+			continue;
+		}
+		spec = refcnt_type_spec__find(tok);
+		if (!spec) {
+			if (bad)
+				snprintf(bad, bad_sz, "%s", tok);
+			err = -1;
+			break;
+		}
+		*mask |= 1UL << refcnt_type_spec__index(spec);
+	}
+
+	if (!err && !*mask) {
+		if (bad)
+			snprintf(bad, bad_sz, "%s", list);
+		err = -1;
+	}
+	free(copy);
+	return err;
+}

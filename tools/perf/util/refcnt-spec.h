@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_SPEC_H
+#define __PERF_REFCNT_SPEC_H
+
+#include <stdbool.h>
+
+/*
+ * What perf refcnt knows of a reference counted type: the names of the
+ * functions that make, get, put and destroy it and of its refcount member.
+ * A type is data; another perf version or another program's API is a new
+ * table, not new code.
+ */
+enum refcnt_op {
+	REFCNT_OP__BORN,	/* returns a new object holding one reference */
+	REFCNT_OP__GET,		/* takes a reference */
+	REFCNT_OP__PUT,		/* drops a reference */
+	REFCNT_OP__DIES,	/* frees the object */
+	REFCNT_OP__MAX,
+};
+
+#define REFCNT_SPEC__MAX_FUNCS	4
+
+struct refcnt_type_spec {
+	const char *name;		/* as given to --type */
+	const char *struct_name;	/* DWARF structure holding the count */
+	const char *member;		/* its refcount_t member */
+	const char *funcs[REFCNT_OP__MAX][REFCNT_SPEC__MAX_FUNCS];
+};
+
+extern const struct refcnt_type_spec refcnt_type_specs[];
+extern const unsigned int refcnt_type_specs__nr;
+
+const char *refcnt_op__name(enum refcnt_op op);
+int refcnt_op__from_name(const char *name);
+
+const struct refcnt_type_spec *refcnt_type_spec__find(const char *name);
+int refcnt_type_spec__index(const struct refcnt_type_spec *spec);
+
+/*
+ * Parse a --type list ("dso,map") into a bitmask of refcnt_type_specs
+ * indexes. NULL or "all" selects every type. Returns 0, or -1 with the
+ * unknown name copied into @bad (of @bad_sz bytes).
+ */
+int refcnt_type_specs__parse(const char *list, unsigned long *mask,
+			     char *bad, unsigned int bad_sz);
+
+#endif /* __PERF_REFCNT_SPEC_H */
