@@ -9,7 +9,7 @@
 #   make lint     checkpatch --strict on every C file we add
 #   make clean    remove build/
 
-BUILD   := $(CURDIR)/build
+BUILD   ?= $(CURDIR)/build
 SRC     := $(BUILD)/src
 OBJ     := $(BUILD)/obj
 PERF    := $(BUILD)/perf

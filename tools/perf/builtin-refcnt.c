@@ -15,7 +15,7 @@
 
 #include "builtin.h"
 #include "util/debug.h"
-#include "util/refcnt-spec.h"
+#include "util/refcnt/spec.h"
 
 #define REFCNT_DEFAULT_OUTPUT	"refcnt.data"
 

@@ -7,7 +7,7 @@
 
 #include "tests.h"
 #include "debug.h"
-#include "util/refcnt-spec.h"
+#include "util/refcnt/spec.h"
 
 static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)

@@ -19,6 +19,7 @@ enum refcnt_op {
 };
 
 #define REFCNT_SPEC__MAX_FUNCS	4
+#define REFCNT_TYPE__MAX_NR	16	/* types a recording can hold */
 
 struct refcnt_type_spec {
 	const char *name;		/* as given to --type */

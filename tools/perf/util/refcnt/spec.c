@@ -10,7 +10,7 @@
 #include <linux/string.h>
 #include <linux/zalloc.h>
 
-#include "refcnt-spec.h"
+#include "spec.h"
 
 const struct refcnt_type_spec refcnt_type_specs[] = {
 	{
