@@ -149,3 +149,26 @@ int refcnt_type_specs__parse(const char *list, unsigned long *mask,
 	free(copy);
 	return err;
 }
+
+int refcnt_event_name__parse(const char *name, int *type, int *op)
+{
+	char buf[64], *sep, *opname, *seq;
+	const struct refcnt_type_spec *spec;
+
+	snprintf(buf, sizeof(buf), "%s", name);
+	sep = strstr(buf, "__");
+	if (!sep)
+		return -1;
+	*sep = '\0';
+	opname = sep + 2;
+	seq = strstr(opname, "__");
+	if (seq)
+		*seq = '\0';
+
+	spec = refcnt_type_spec__find(buf);
+	*op = refcnt_op__from_name(opname);
+	if (!spec || *op < 0)
+		return -1;
+	*type = refcnt_type_spec__index(spec);
+	return 0;
+}

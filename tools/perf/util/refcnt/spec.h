@@ -45,4 +45,11 @@ int refcnt_type_spec__index(const struct refcnt_type_spec *spec);
 int refcnt_type_specs__parse(const char *list, unsigned long *mask,
 			     char *bad, unsigned int bad_sz);
 
+/*
+ * Event names say what a probe is, so that a recording decodes without the
+ * target binary: "<type>__<op>" or "<type>__<op>__<n>". Returns 0 and sets
+ * @type and @op, or -1 for a name that is not perf refcnt's.
+ */
+int refcnt_event_name__parse(const char *name, int *type, int *op);
+
 #endif /* __PERF_REFCNT_SPEC_H */

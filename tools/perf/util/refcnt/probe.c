@@ -1,0 +1,894 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Resolve and install the uprobes of perf refcnt.
+ *
+ * Out-of-line functions come from the ELF symbol table: an entry probe
+ * fetches the object from the first argument register and the call site
+ * from the return address on the stack; a return probe (born) fetches the
+ * returned object. Inlined copies come from DWARF (DW_TAG_inlined_subroutine
+ * whose origin is a spec function): the object is the copy's first formal
+ * parameter, fetched where its location is a general register or memory.
+ * perf probe stops at the first copy whose parameter lives elsewhere (e.g.
+ * an SSE register), and probes one function at a time; this walks DWARF
+ * once for all functions and picks, per copy, the first address of the
+ * copy where the pointer can be fetched, so no copy is left out silently.
+ */
+#include <dirent.h>
+#include <dwarf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <elfutils/libdw.h>
+#ifdef HAVE_LIBCAPSTONE_SUPPORT
+#include <capstone/capstone.h>
+#endif
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+#include <dwarf-regs.h>
+
+#include "../debug.h"
+#include "../debuginfo.h"
+#include "../dwarf-aux.h"
+#include "../probe-event.h"
+#include "../probe-file.h"
+#include "../strlist.h"
+#include "probe.h"
+
+/* x86-64 System V: the first argument and the stack pointer */
+#define REFCNT_ARG0_REG		"%di"
+#define REFCNT_SP_REG		"%sp"
+
+/* A spec function, looked up by name while walking ELF and DWARF. */
+struct refcnt_func {
+	const char	*name;
+	u8		type;
+	u8		op;
+	bool		found;
+};
+
+struct refcnt_resolver {
+	struct refcnt_probes	*rp;
+	struct refcnt_func	*funcs;
+	int			nr_funcs;
+	int			live_offset[REFCNT_TYPE__MAX_NR];
+	Elf			*elf;
+	GElf_Ehdr		ehdr;
+	Dwarf			*dwarf;
+	Dwarf_CFI		*cfi;
+	Dwarf_Addr		bias;
+};
+
+static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
+{
+	for (int i = 0; name && i < r->nr_funcs; i++) {
+		if (!strcmp(r->funcs[i].name, name))
+			return &r->funcs[i];
+	}
+	return NULL;
+}
+
+static int resolver__init_funcs(struct refcnt_resolver *r, unsigned long type_mask)
+{
+	int n = 0;
+
+	r->funcs = calloc(refcnt_type_specs__nr * REFCNT_OP__MAX * REFCNT_SPEC__MAX_FUNCS,
+			  sizeof(*r->funcs));
+	if (!r->funcs)
+		return -ENOMEM;
+
+	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
+		if (!(type_mask & (1UL << t)))
+			continue;
+		r->live_offset[t] = -1;
+		for (int op = 0; op < REFCNT_OP__MAX; op++) {
+			for (int i = 0; i < REFCNT_SPEC__MAX_FUNCS; i++) {
+				const char *fn = refcnt_type_specs[t].funcs[op][i];
+
+				if (!fn)
+					break;
+				r->funcs[n].name = fn;
+				r->funcs[n].type = t;
+				r->funcs[n].op = op;
+				n++;
+			}
+		}
+	}
+	r->nr_funcs = n;
+	return 0;
+}
+
+static struct refcnt_probe *probes__add(struct refcnt_probe **array, int *nr)
+{
+	struct refcnt_probe *p = reallocarray(*array, *nr + 1, sizeof(**array));
+
+	if (!p)
+		return NULL;
+	*array = p;
+	p = &p[(*nr)++];
+	memset(p, 0, sizeof(*p));
+	p->live_offset = -1;
+	return p;
+}
+
+/* The file offset a uprobe wants for a virtual address of the binary. */
+static int resolver__file_offset(struct refcnt_resolver *r, u64 vaddr, u64 *offset)
+{
+	size_t nr;
+
+	if (elf_getphdrnum(r->elf, &nr))
+		return -1;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(r->elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    !(ph.p_flags & PF_X))
+			continue;
+		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
+			*offset = vaddr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Out-of-line functions: entry probes, or return probes for born. */
+static int resolver__scan_symtab(struct refcnt_resolver *r)
+{
+	Elf_Scn *scn = NULL;
+	bool has_symtab = false;
+
+	while ((scn = elf_nextscn(r->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		has_symtab = true;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			struct refcnt_func *fn;
+			struct refcnt_probe *p;
+			GElf_Sym sym;
+
+			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || sym.st_shndx == SHN_UNDEF)
+				continue;
+			fn = resolver__find(r, elf_strptr(r->elf, sh.sh_link, sym.st_name));
+			if (!fn)
+				continue;
+
+			p = probes__add(&r->rp->probes, &r->rp->nr);
+			if (!p)
+				return -ENOMEM;
+			fn->found = true;
+			p->type = fn->type;
+			p->op = fn->op;
+			p->func = fn->name;
+			p->vaddr = sym.st_value;
+			if (fn->op == REFCNT_OP__BORN) {
+				p->obj.kind = REFCNT_LOC__RETVAL;
+			} else {
+				p->obj.kind = REFCNT_LOC__REG;
+				p->obj.reg = REFCNT_ARG0_REG;
+			}
+			if (resolver__file_offset(r, p->vaddr, &p->offset)) {
+				pr_err("%s: %s at %#" PRIx64 " is in no executable segment\n",
+				       r->rp->exe, fn->name, p->vaddr);
+				return -EINVAL;
+			}
+		}
+	}
+	return has_symtab ? 0 : -ENOENT;
+}
+
+/*
+ * Where a DWARF location expression puts a pointer, as a uprobe can fetch
+ * it: a general register, or memory at a register plus an offset (the frame
+ * base being the CFA, found in the CFI).
+ */
+static bool resolver__loc(struct refcnt_resolver *r, Dwarf_Op *ops, size_t nops,
+			  Dwarf_Addr pc, struct refcnt_loc *loc)
+{
+	unsigned int regn;
+	long offset = 0;
+	const char *reg;
+
+	if (nops != 1)
+		return false;
+
+	switch (ops[0].atom) {
+	case DW_OP_reg0 ... DW_OP_reg31:
+		regn = ops[0].atom - DW_OP_reg0;
+		loc->kind = REFCNT_LOC__REG;
+		break;
+	case DW_OP_regx:
+		regn = ops[0].number;
+		loc->kind = REFCNT_LOC__REG;
+		break;
+	case DW_OP_breg0 ... DW_OP_breg31:
+		regn = ops[0].atom - DW_OP_breg0;
+		offset = ops[0].number;
+		loc->kind = REFCNT_LOC__MEM;
+		break;
+	case DW_OP_fbreg: {
+		Dwarf_Frame *frame = NULL;
+		Dwarf_Op *cfa_ops;
+		size_t cfa_nops;
+		bool ok;
+
+		/* the frame base of -O2/-O3 code is DW_OP_call_frame_cfa */
+		if (!r->cfi || dwarf_cfi_addrframe(r->cfi, pc, &frame))
+			return false;
+		ok = !dwarf_frame_cfa(frame, &cfa_ops, &cfa_nops) && cfa_nops == 1 &&
+		     cfa_ops[0].atom >= DW_OP_breg0 && cfa_ops[0].atom <= DW_OP_breg31;
+		if (ok) {
+			regn = cfa_ops[0].atom - DW_OP_breg0;
+			offset = cfa_ops[0].number + ops[0].number;
+		}
+		free(frame);
+		if (!ok)
+			return false;
+		loc->kind = REFCNT_LOC__MEM;
+		break;
+	}
+	default:
+		return false;
+	}
+
+	/* only general purpose registers can be fetched by a uprobe */
+	reg = regn <= 16 ? get_dwarf_regstr(regn, r->ehdr.e_machine) : NULL;
+	if (!reg || !strcmp(reg, "%ip")) {
+		loc->kind = REFCNT_LOC__NONE;
+		return false;
+	}
+	loc->reg = reg;
+	loc->offset = offset;
+	return true;
+}
+
+/*
+ * The first address of an inlined copy where its parameter can be fetched:
+ * the copy's entry if possible, else the start of the first location-list
+ * range inside the copy that holds it in a register or in memory.
+ */
+static bool resolver__param_loc(struct refcnt_resolver *r, Dwarf_Die *inl,
+				Dwarf_Die *param, Dwarf_Addr entry,
+				Dwarf_Addr *pc, struct refcnt_loc *loc)
+{
+	Dwarf_Addr base, start, end;
+	Dwarf_Attribute attr;
+	ptrdiff_t off = 0;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr(param, DW_AT_location, &attr))
+		return false;
+
+	if (dwarf_getlocation_addr(&attr, entry, &ops, &nops, 1) == 1 &&
+	    resolver__loc(r, ops, nops, entry, loc)) {
+		*pc = entry;
+		return true;
+	}
+
+	while ((off = dwarf_getlocations(&attr, off, &base, &start, &end, &ops, &nops)) > 0) {
+		Dwarf_Addr at = start > entry ? start : entry;
+
+		if (at >= end || dwarf_haspc(inl, at) != 1)
+			continue;
+		if (resolver__loc(r, ops, nops, at, loc)) {
+			*pc = at;
+			return true;
+		}
+	}
+	return false;
+}
+
+#ifdef HAVE_LIBCAPSTONE_SUPPORT
+/* The code bytes of the binary at @vaddr, up to the end of their section. */
+static const u8 *resolver__code(struct refcnt_resolver *r, u64 vaddr, size_t *size)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(r->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
+		    !(sh.sh_flags & SHF_EXECINSTR) ||
+		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data || !data->d_buf)
+			return NULL;
+		*size = sh.sh_addr + sh.sh_size - vaddr;
+		return (const u8 *)data->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+static const char *capstone_reg(x86_reg reg)
+{
+	static const struct { x86_reg reg; const char *name; } regs[] = {
+		{ X86_REG_RAX, "%ax" }, { X86_REG_RBX, "%bx" }, { X86_REG_RCX, "%cx" },
+		{ X86_REG_RDX, "%dx" }, { X86_REG_RSI, "%si" }, { X86_REG_RDI, "%di" },
+		{ X86_REG_RBP, "%bp" }, { X86_REG_R8, "%r8" }, { X86_REG_R9, "%r9" },
+		{ X86_REG_R10, "%r10" }, { X86_REG_R11, "%r11" }, { X86_REG_R12, "%r12" },
+		{ X86_REG_R13, "%r13" }, { X86_REG_R14, "%r14" }, { X86_REG_R15, "%r15" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
+		if (regs[i].reg == reg)
+			return regs[i].name;
+	}
+	return NULL;
+}
+
+/*
+ * Where DWARF cannot say where the object is (an SSE register, an
+ * expression such as array[i]), the copy's first access to the refcount
+ * member names it: in "mov 0x28(%rcx),%edx" or "lock cmpxchg %esi,0x28(%rcx)"
+ * the object is %rcx. Probe that instruction, before it runs.
+ */
+static bool resolver__refcnt_access(struct refcnt_resolver *r, Dwarf_Die *inl,
+				    int live_offset, Dwarf_Addr *pc, struct refcnt_loc *loc)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	bool found = false;
+	csh handle;
+
+	if (live_offset < 0 || r->ehdr.e_machine != EM_X86_64 ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return false;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+
+	while (!found && (off = dwarf_ranges(inl, off, &base, &start, &end)) > 0) {
+		const u8 *code;
+		size_t size, n;
+		cs_insn *insn;
+
+		code = resolver__code(r, start, &size);
+		if (!code)
+			continue;
+		n = cs_disasm(handle, code, min(size, (size_t)(end - start)), start, 0, &insn);
+		for (size_t i = 0; !found && i < n; i++) {
+			cs_x86 *x86 = &insn[i].detail->x86;
+
+			for (int k = 0; k < x86->op_count; k++) {
+				cs_x86_op *op = &x86->operands[k];
+
+				if (op->type != X86_OP_MEM || op->mem.disp != live_offset ||
+				    op->mem.index != X86_REG_INVALID || !capstone_reg(op->mem.base))
+					continue;
+				loc->kind = REFCNT_LOC__REG;
+				loc->reg = capstone_reg(op->mem.base);
+				loc->offset = 0;
+				*pc = insn[i].address;
+				found = true;
+				break;
+			}
+		}
+		if (n)
+			cs_free(insn, n);
+	}
+	cs_close(&handle);
+	return found;
+}
+#else
+static bool resolver__refcnt_access(struct refcnt_resolver *r __maybe_unused,
+				    Dwarf_Die *inl __maybe_unused,
+				    int live_offset __maybe_unused,
+				    Dwarf_Addr *pc __maybe_unused,
+				    struct refcnt_loc *loc __maybe_unused)
+{
+	return false;
+}
+#endif
+
+static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *fn,
+				 Dwarf_Die *inl, const char *in_func)
+{
+	struct refcnt_probe *p, tmp = { .live_offset = -1 };
+	Dwarf_Die param;
+	Dwarf_Addr entry, pc = 0;
+	const char *file;
+	bool ok = false;
+
+	if (die_entrypc(inl, &entry))
+		return 0;	/* no code left of this copy */
+
+	tmp.type = fn->type;
+	tmp.op = fn->op;
+	tmp.func = fn->name;
+	tmp.inlined = true;
+	tmp.vaddr = entry;
+
+	/* born needs the returned object: an inlined copy has no return */
+	if (fn->op != REFCNT_OP__BORN && dwarf_child(inl, &param) == 0) {
+		do {
+			if (dwarf_tag(&param) == DW_TAG_formal_parameter) {
+				ok = resolver__param_loc(r, inl, &param, entry, &pc, &tmp.obj);
+				break;
+			}
+		} while (dwarf_siblingof(&param, &param) == 0);
+	}
+
+	if (!ok && fn->op != REFCNT_OP__BORN)
+		ok = resolver__refcnt_access(r, inl, r->live_offset[fn->type], &pc, &tmp.obj);
+
+	if (ok) {
+		tmp.vaddr = pc;
+		tmp.moved = pc != entry;
+		ok = !resolver__file_offset(r, pc, &tmp.offset);
+	}
+
+	tmp.in_func = in_func ? strdup(in_func) : NULL;
+	file = die_get_call_file(inl);
+	tmp.call_file = file ? strdup(file) : NULL;
+	tmp.call_line = die_get_call_lineno(inl);
+
+	if (ok)
+		p = probes__add(&r->rp->probes, &r->rp->nr);
+	else
+		p = probes__add(&r->rp->uncovered, &r->rp->nr_uncovered);
+	if (!p)
+		return -ENOMEM;
+	*p = tmp;
+	fn->found = true;
+	return 0;
+}
+
+static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
+{
+	const char *name = dwarf_diename(die);
+	Dwarf_Die member;
+	Dwarf_Word offs;
+
+	if (!name || dwarf_hasattr(die, DW_AT_declaration))
+		return;
+	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
+		const struct refcnt_type_spec *spec = &refcnt_type_specs[t];
+
+		if (!(r->rp->type_mask & (1UL << t)) || r->live_offset[t] >= 0 ||
+		    strcmp(spec->struct_name, name))
+			continue;
+		if (die_find_member(die, spec->member, &member) &&
+		    !die_get_data_member_location(&member, &offs))
+			r->live_offset[t] = offs;	/* refcount_t's counter is first */
+	}
+}
+
+/* Walk one CU's DIEs, depth first, knowing the enclosing function. */
+static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, const char *in_func)
+{
+	Dwarf_Die child;
+	int ret = 0;
+
+	do {
+		const char *fn_name = in_func;
+		struct refcnt_func *fn;
+
+		switch (dwarf_tag(die)) {
+		case DW_TAG_structure_type:
+			resolver__struct(r, die);
+			continue;	/* inlined code is not found in types */
+		case DW_TAG_subprogram:
+			if (!dwarf_hasattr(die, DW_AT_low_pc) && !dwarf_hasattr(die, DW_AT_ranges))
+				continue;	/* abstract or declaration */
+			fn_name = dwarf_diename(die);
+			break;
+		case DW_TAG_inlined_subroutine:
+			fn = resolver__find(r, dwarf_diename(die));
+			if (fn) {
+				ret = resolver__add_inlined(r, fn, die, in_func);
+				if (ret)
+					return ret;
+			}
+			break;
+		case DW_TAG_lexical_block:
+			break;
+		default:
+			continue;
+		}
+
+		if (dwarf_child(die, &child) == 0) {
+			ret = resolver__walk(r, &child, fn_name);
+			if (ret)
+				return ret;
+		}
+	} while (dwarf_siblingof(die, die) == 0);
+
+	return ret;
+}
+
+static int resolver__scan_dwarf(struct refcnt_resolver *r)
+{
+	Dwarf_Off off = 0, next;
+	size_t hdr;
+
+	while (dwarf_nextcu(r->dwarf, off, &next, &hdr, NULL, NULL, NULL) == 0) {
+		Dwarf_Die cu, child;
+
+		if (dwarf_offdie(r->dwarf, off + hdr, &cu) && dwarf_child(&cu, &child) == 0) {
+			int ret = resolver__walk(r, &child, NULL);
+
+			if (ret)
+				return ret;
+		}
+		off = next;
+	}
+	return 0;
+}
+
+static int probe__cmp(const void *a, const void *b)
+{
+	const struct refcnt_probe *pa = a, *pb = b;
+
+	if (pa->type != pb->type)
+		return pa->type - pb->type;
+	if (pa->op != pb->op)
+		return pa->op - pb->op;
+	return pa->vaddr < pb->vaddr ? -1 : pa->vaddr > pb->vaddr;
+}
+
+static int refcnt_probes__name(struct refcnt_probes *rp)
+{
+	int seq = 0;
+
+	qsort(rp->probes, rp->nr, sizeof(*rp->probes), probe__cmp);
+	for (int i = 0; i < rp->nr; i++) {
+		struct refcnt_probe *p = &rp->probes[i];
+		const char *type = refcnt_type_specs[p->type].name;
+
+		if (i && (p->type != p[-1].type || p->op != p[-1].op))
+			seq = 0;
+		if (asprintf(&p->event, "%s__%s__%d", type, refcnt_op__name(p->op), seq++) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
+			   unsigned long type_mask)
+{
+	struct refcnt_resolver r = { .rp = rp };
+	struct debuginfo *dinfo = NULL;
+	int fd, ret;
+
+	memset(rp, 0, sizeof(*rp));
+	rp->exe = strdup(exe);
+	rp->type_mask = type_mask;
+	if (!rp->exe || resolver__init_funcs(&r, type_mask))
+		return -ENOMEM;
+
+	fd = open(exe, O_RDONLY);
+	if (fd < 0) {
+		ret = -errno;
+		pr_err("Cannot open %s: %s\n", exe, strerror(errno));
+		goto out;
+	}
+	elf_version(EV_CURRENT);
+	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!r.elf || !gelf_getehdr(r.elf, &r.ehdr)) {
+		pr_err("%s is not an ELF file: give the perf binary to audit with -x\n", exe);
+		ret = -EINVAL;
+		goto out_close;
+	}
+
+	ret = resolver__scan_symtab(&r);
+	if (ret == -ENOENT) {
+		pr_err("%s has no symbol table (stripped?): build perf with symbols, e.g. make -C tools/perf EXTRA_CFLAGS=-g\n",
+		       exe);
+		goto out_close;
+	} else if (ret) {
+		goto out_close;
+	}
+
+	dinfo = debuginfo__new(exe);
+	if (dinfo) {
+		r.dwarf = dinfo->dbg;
+		r.bias = dinfo->bias;
+		r.cfi = dwarf_getcfi_elf(r.elf);
+		rp->has_dwarf = true;
+		ret = resolver__scan_dwarf(&r);
+		if (ret)
+			goto out_close;
+	} else {
+		pr_warning("%s has no DWARF: inlined gets and puts cannot be probed; build perf with EXTRA_CFLAGS=-g to audit them\n",
+			   exe);
+	}
+
+	/* every function of every type asked for must be there */
+	for (int i = 0; i < r.nr_funcs; i++) {
+		const struct refcnt_type_spec *spec = &refcnt_type_specs[r.funcs[i].type];
+
+		if (r.funcs[i].found)
+			continue;
+		pr_err("%s: no %s() for type %s: not a perf 6.12 binary, or built without symbols and -g (EXTRA_CFLAGS=-g); leave the type out with -t\n",
+		       exe, r.funcs[i].name, spec->name);
+		ret = -ENOENT;
+		goto out_close;
+	}
+
+	for (int i = 0; i < rp->nr; i++)
+		rp->probes[i].live_offset = r.live_offset[rp->probes[i].type];
+	ret = refcnt_probes__name(rp);
+
+out_close:
+	if (r.elf)
+		elf_end(r.elf);
+	debuginfo__delete(dinfo);
+	close(fd);
+out:
+	free(r.funcs);
+	return ret;
+}
+
+static void probe__exit(struct refcnt_probe *p)
+{
+	zfree(&p->in_func);
+	zfree(&p->call_file);
+	zfree(&p->event);
+}
+
+void refcnt_probes__exit(struct refcnt_probes *rp)
+{
+	for (int i = 0; i < rp->nr; i++)
+		probe__exit(&rp->probes[i]);
+	for (int i = 0; i < rp->nr_uncovered; i++)
+		probe__exit(&rp->uncovered[i]);
+	zfree(&rp->probes);
+	zfree(&rp->uncovered);
+	zfree(&rp->exe);
+	zfree(&rp->group);
+}
+
+/* "<reg>", "+off(<reg>)" or "$retval" with @deref extra dereferences. */
+static int probe__fetch(struct probe_trace_arg *arg, const struct refcnt_loc *loc,
+			long member, bool deref_member)
+{
+	struct probe_trace_arg_ref **ref = &arg->ref;
+
+	arg->value = strdup(loc->kind == REFCNT_LOC__RETVAL ? "$retval" : loc->reg);
+	if (!arg->value)
+		return -ENOMEM;
+	/* references are applied innermost last: build outermost first */
+	if (deref_member) {
+		*ref = zalloc(sizeof(**ref));
+		if (!*ref)
+			return -ENOMEM;
+		(*ref)->offset = member;
+		ref = &(*ref)->next;
+	}
+	if (loc->kind == REFCNT_LOC__MEM) {
+		*ref = zalloc(sizeof(**ref));
+		if (!*ref)
+			return -ENOMEM;
+		(*ref)->offset = loc->offset;
+	}
+	return 0;
+}
+
+static void tev__exit(struct probe_trace_event *tev)
+{
+	for (int i = 0; i < tev->nargs; i++) {
+		struct probe_trace_arg_ref *ref = tev->args[i].ref, *next;
+
+		for (; ref; ref = next) {
+			next = ref->next;
+			free(ref);
+		}
+		zfree(&tev->args[i].value);
+	}
+	zfree(&tev->args);
+}
+
+static int refcnt_probe__add(int fd, const char *exe, const char *group,
+			     struct refcnt_probe *p)
+{
+	struct probe_trace_event tev = {
+		.event = p->event,
+		.group = (char *)group,
+		.uprobes = true,
+		.point = {
+			.module = (char *)exe,
+			.address = p->offset,
+			.retprobe = p->op == REFCNT_OP__BORN && !p->inlined,
+		},
+	};
+	static struct refcnt_loc sp = { .kind = REFCNT_LOC__MEM, .reg = REFCNT_SP_REG };
+	int ret = -ENOMEM;
+
+	tev.args = calloc(3, sizeof(*tev.args));
+	if (!tev.args)
+		return -ENOMEM;
+
+	tev.args[0].name = (char *)"obj";
+	tev.args[0].type = (char *)"x64";
+	if (probe__fetch(&tev.args[tev.nargs++], &p->obj, 0, false))
+		goto out;
+
+	if (p->live_offset >= 0) {
+		tev.args[tev.nargs].name = (char *)"live";
+		tev.args[tev.nargs].type = (char *)"s32";
+		if (probe__fetch(&tev.args[tev.nargs++], &p->obj, p->live_offset, true))
+			goto out;
+	}
+
+	/* the call site: the return address an entry probe finds on the stack */
+	if (!p->inlined && p->op != REFCNT_OP__BORN) {
+		tev.args[tev.nargs].name = (char *)"site";
+		tev.args[tev.nargs].type = (char *)"x64";
+		if (probe__fetch(&tev.args[tev.nargs++], &sp, 0, false))
+			goto out;
+	}
+
+	ret = probe_file__add_event(fd, &tev);
+out:
+	tev__exit(&tev);
+	return ret;
+}
+
+int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
+{
+	int fd, ret = 0;
+
+	fd = probe_file__open(PF_FL_UPROBE | PF_FL_RW);
+	if (fd < 0)
+		return fd;
+
+	rp->group = strdup(group);
+	if (!rp->group) {
+		close(fd);
+		return -ENOMEM;
+	}
+
+	for (int i = 0; i < rp->nr; i++) {
+		ret = refcnt_probe__add(fd, rp->exe, group, &rp->probes[i]);
+		if (ret < 0) {
+			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", group,
+			       rp->probes[i].event, rp->exe, rp->probes[i].offset,
+			       strerror(-ret));
+			break;
+		}
+		rp->nr_installed++;
+	}
+	close(fd);
+
+	if (ret < 0)
+		refcnt_probes__uninstall(rp);
+	return ret < 0 ? ret : 0;
+}
+
+static int probes__del_group(int fd, const char *group, struct strlist *rawlist)
+{
+	struct strlist *names = strlist__new(NULL, NULL);
+	struct str_node *ent;
+	size_t len = strlen(group);
+	int ret, nr = 0;
+
+	if (!names)
+		return -ENOMEM;
+
+	/* "p:group/event path:offset args" -> "group:event" */
+	strlist__for_each_entry(ent, rawlist) {
+		const char *s = strchr(ent->s, ':');
+		char name[256];
+		char *sp;
+
+		if (!s || strncmp(s + 1, group, len) || s[1 + len] != '/')
+			continue;
+		snprintf(name, sizeof(name), "%s", s + 1);
+		sp = strchr(name, ' ');
+		if (sp)
+			*sp = '\0';
+		name[len] = ':';
+		strlist__add(names, name);
+		nr++;
+	}
+	ret = probe_file__del_strlist(fd, names);
+	strlist__delete(names);
+	return ret < 0 ? ret : nr;
+}
+
+int refcnt_probes__remove_group(const char *group)
+{
+	struct strlist *raw;
+	int fd, ret;
+
+	fd = probe_file__open(PF_FL_UPROBE | PF_FL_RW);
+	if (fd < 0)
+		return fd;
+	raw = probe_file__get_rawlist(fd);
+	ret = raw ? probes__del_group(fd, group, raw) : -ENOMEM;
+	strlist__delete(raw);
+	close(fd);
+	return ret;
+}
+
+int refcnt_probes__uninstall(struct refcnt_probes *rp)
+{
+	int ret;
+
+	if (!rp->group || !rp->nr_installed)
+		return 0;
+
+	ret = refcnt_probes__remove_group(rp->group);
+	if (ret >= 0)
+		rp->nr_installed = 0;
+	return ret < 0 ? ret : 0;
+}
+
+/* Is the recorder that owns group refcnt_<pid> still running? */
+static bool group__owner_alive(const char *group)
+{
+	char path[64], cmd[4096];
+	ssize_t n;
+	int pid, fd;
+
+	if (sscanf(group, REFCNT_GROUP_PREFIX "%d", &pid) != 1 || pid <= 0)
+		return true;	/* not ours to remove */
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return false;
+	n = read(fd, cmd, sizeof(cmd) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	/* a reused pid: is it a perf refcnt record? */
+	for (ssize_t i = 0; i < n; i++) {
+		if (cmd[i] == '\0')
+			cmd[i] = ' ';
+	}
+	cmd[n] = '\0';
+	return strstr(cmd, "refcnt");
+}
+
+int refcnt_probes__remove_stale(void)
+{
+	struct strlist *raw, *groups;
+	struct str_node *ent;
+	int fd, removed = 0;
+
+	fd = probe_file__open(PF_FL_UPROBE | PF_FL_RW);
+	if (fd < 0)
+		return fd;
+	raw = probe_file__get_rawlist(fd);
+	groups = strlist__new(NULL, NULL);
+	if (!raw || !groups)
+		goto out;
+
+	strlist__for_each_entry(ent, raw) {
+		char group[128];
+
+		if (sscanf(ent->s, "%*c:%127[^/]", group) == 1 &&
+		    strstarts(group, REFCNT_GROUP_PREFIX))
+			strlist__add(groups, group);
+	}
+	strlist__for_each_entry(ent, groups) {
+		int nr;
+
+		if (group__owner_alive(ent->s))
+			continue;
+		nr = probes__del_group(fd, ent->s, raw);
+		if (nr > 0) {
+			pr_warning("Removed %d uprobes left behind by a perf refcnt record that was killed (group %s)\n",
+				   nr, ent->s);
+			removed += nr;
+		}
+	}
+out:
+	strlist__delete(groups);
+	strlist__delete(raw);
+	close(fd);
+	return removed;
+}

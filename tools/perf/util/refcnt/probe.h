@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_PROBE_H
+#define __PERF_REFCNT_PROBE_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "spec.h"
+
+/*
+ * Where perf refcnt puts its uprobes: resolved from a target binary's ELF
+ * symbol table (out-of-line functions) and DWARF (inlined copies of them,
+ * and the offset of each type's refcount member).
+ */
+
+/* How the object pointer is fetched at the probe point. */
+enum refcnt_loc_kind {
+	REFCNT_LOC__NONE,	/* not fetchable: the site is uncovered */
+	REFCNT_LOC__REG,	/* in a register */
+	REFCNT_LOC__MEM,	/* in memory at reg + offset */
+	REFCNT_LOC__RETVAL,	/* the function's return value */
+};
+
+struct refcnt_loc {
+	enum refcnt_loc_kind kind;
+	const char *reg;	/* uprobe register name, e.g. "%di" */
+	long offset;
+};
+
+struct refcnt_probe {
+	u8		type;		/* index in refcnt_type_specs */
+	u8		op;		/* enum refcnt_op */
+	bool		inlined;	/* an inlined copy, probed in its caller */
+	bool		moved;		/* not at the copy's entry: the pointer
+					 * is fetchable only further in
+					 */
+	const char	*func;		/* the spec's function name */
+	char		*in_func;	/* inlined: the function it is inlined in */
+	char		*call_file;	/* inlined: where it is called */
+	int		call_line;
+	u64		vaddr;		/* probe address in the binary */
+	u64		offset;		/* its file offset, for the uprobe */
+	struct refcnt_loc obj;		/* the object pointer */
+	int		live_offset;	/* refcount offset in the object, or -1 */
+	char		*event;		/* tracefs event name */
+};
+
+struct refcnt_probes {
+	char			*exe;
+	unsigned long		type_mask;
+	struct refcnt_probe	*probes;
+	int			nr;
+	/* inlined copies that cannot be probed, kept to be reported */
+	struct refcnt_probe	*uncovered;
+	int			nr_uncovered;
+	bool			has_dwarf;
+	char			*group;		/* tracefs group, once installed */
+	int			nr_installed;
+};
+
+/*
+ * Resolve every probe of the types in @type_mask in @exe. Returns 0, or a
+ * negative error after saying with pr_err what is missing and how to fix it.
+ */
+int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
+			   unsigned long type_mask);
+void refcnt_probes__exit(struct refcnt_probes *rp);
+
+/* Register the probes as uprobe events in tracefs group @group. */
+int refcnt_probes__install(struct refcnt_probes *rp, const char *group);
+/* Unregister what refcnt_probes__install() registered. */
+int refcnt_probes__uninstall(struct refcnt_probes *rp);
+/* Unregister every uprobe event of @group; returns how many. */
+int refcnt_probes__remove_group(const char *group);
+
+/*
+ * Remove the uprobe events of perf refcnt recorders that are gone (killed
+ * before they could clean up). Returns how many events were removed.
+ */
+int refcnt_probes__remove_stale(void);
+
+/* The tracefs group prefix; a recorder uses REFCNT_GROUP_PREFIX<pid>. */
+#define REFCNT_GROUP_PREFIX	"refcnt_"
+
+#endif /* __PERF_REFCNT_PROBE_H */
