@@ -33,6 +33,9 @@ else
 	count lint FAILED
 fi
 
+# the shell tests run `perf` from PATH: make it the one under test
+PATH=$(dirname "$(realpath -s "$perf")"):$PATH
+export PATH
 "$perf" test -v refcnt > "$log" 2>&1
 cat "$log"
 while IFS= read -r line; do

@@ -153,6 +153,30 @@ static void refcnt__print_probes(const struct refcnt_probes *rp)
 	}
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
+
+	/* per function with inlined copies: how many of them are covered */
+	for (int i = 0; i < rp->nr + rp->nr_uncovered; i++) {
+		const struct refcnt_probe *p = i < rp->nr ? &rp->probes[i] :
+					       &rp->uncovered[i - rp->nr];
+		int covered = 0, total = 0, first = -1;
+
+		if (!p->inlined)
+			continue;
+		for (int j = 0; j < rp->nr + rp->nr_uncovered; j++) {
+			const struct refcnt_probe *q = j < rp->nr ? &rp->probes[j] :
+						       &rp->uncovered[j - rp->nr];
+
+			if (!q->inlined || strcmp(q->func, p->func))
+				continue;
+			if (first < 0)
+				first = j;
+			total++;
+			covered += j < rp->nr;
+		}
+		if (first == i)
+			pr_info("perf refcnt: %s: %d of %d inlined copies covered\n",
+				p->func, covered, total);
+	}
 	for (int i = 0; i < rp->nr_uncovered; i++) {
 		const struct refcnt_probe *u = &rp->uncovered[i];
 
@@ -166,10 +190,10 @@ static void refcnt__print_probes(const struct refcnt_probes *rp)
 
 static int refcnt__record(int argc, const char **argv)
 {
-	const char *output = REFCNT_DEFAULT_OUTPUT;
+	const char *output = NULL;
 	const char *types = NULL, *exe = NULL, *call_graph = "fp", *pid = NULL;
 	const char *mmap_pages = "2048", *max_stack = NULL;
-	bool compress = true;
+	bool compress = true, count = false;
 	const char **rec_argv;
 	char group[32], event[48], *exe_path = NULL, bad[64];
 	unsigned long type_mask;
@@ -189,12 +213,16 @@ static int refcnt__record(int argc, const char **argv)
 	OPT_BOOLEAN('z', "compress", &compress,
 		    "compress the recording with zstd (default: on; --no-compress)"),
 	OPT_STRING('p', "pid", &pid, "pid", "record an existing process"),
+	OPT_BOOLEAN(0, "count", &count,
+		    "only count the hits of every probe with perf stat (CSV to -o, or stderr)"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
 
 	argc = parse_options(argc, argv, options, refcnt_record_usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION);
+	if (!output && !count)
+		output = REFCNT_DEFAULT_OUTPUT;
 
 	if (refcnt_type_specs__parse(types, &type_mask, bad, sizeof(bad))) {
 		pr_err("Unknown refcount type '%s': use one of dso,map,maps,thread,nsinfo,cpu_map\n",
@@ -226,9 +254,13 @@ static int refcnt__record(int argc, const char **argv)
 	} else {
 		exe_path = exe ? realpath(exe, NULL) : refcnt__find_exe(argv[0]);
 	}
-	if (!exe_path) {
+	if (!exe_path && (exe || pid)) {
 		pr_err("Cannot find %s: give the perf binary to audit with -x\n",
-		       exe ?: pid ? "the process's executable" : argv[0]);
+		       exe ?: "the process's executable");
+		return -ENOENT;
+	} else if (!exe_path) {
+		pr_err("Cannot find the workload %s in PATH: check the command, or give its path\n",
+		       argv[0]);
 		return -ENOENT;
 	}
 
@@ -261,16 +293,24 @@ static int refcnt__record(int argc, const char **argv)
 		goto out;
 	}
 	snprintf(event, sizeof(event), "%s:*", group);
-	rec_argv[i++] = "record";
-	rec_argv[i++] = "-o";
-	rec_argv[i++] = output;
+	rec_argv[i++] = count ? "stat" : "record";
+	if (output) {
+		rec_argv[i++] = "-o";
+		rec_argv[i++] = output;
+	}
 	rec_argv[i++] = "-e";
 	rec_argv[i++] = event;
-	rec_argv[i++] = "-m";
-	rec_argv[i++] = mmap_pages;
-	if (compress)
+	if (count) {
+		/* one CSV line per probe: the uprobe floor of the bench */
+		rec_argv[i++] = "-x";
+		rec_argv[i++] = ",";
+	} else {
+		rec_argv[i++] = "-m";
+		rec_argv[i++] = mmap_pages;
+	}
+	if (compress && !count)
 		rec_argv[i++] = "-z";
-	if (strcmp(call_graph, "no")) {
+	if (strcmp(call_graph, "no") && !count) {
 		rec_argv[i++] = "--call-graph";
 		rec_argv[i++] = call_graph;
 		rec_argv[i++] = "--user-callchains";
@@ -288,7 +328,7 @@ static int refcnt__record(int argc, const char **argv)
 			rec_argv[i++] = argv[j];
 	}
 
-	ret = cmd_record(i, rec_argv);
+	ret = count ? cmd_stat(i, rec_argv) : cmd_record(i, rec_argv);
 	free(rec_argv);
 out:
 	refcnt__uninstall();

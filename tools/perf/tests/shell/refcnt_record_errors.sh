@@ -1,0 +1,65 @@
+#!/bin/bash
+# refcnt record: one-line errors and non-zero exit codes
+# SPDX-License-Identifier: GPL-2.0
+#
+# Every error a user can hit says what happened and what to do, in one
+# line, and exits non-zero.
+
+set -u
+
+err=0
+tmpdir=$(mktemp -d /tmp/perf-test-refcnt-errors.XXXXXX)
+perf=$(command -v perf)
+
+cleanup() {
+	rm -rf "$tmpdir"
+}
+trap cleanup EXIT
+
+# expect_error NAME REGEX COMMAND...: non-zero exit, REGEX on stderr
+expect_error() {
+	local name=$1 regex=$2 rc
+
+	shift 2
+	"$@" > /dev/null 2> "$tmpdir/err"
+	rc=$?
+	if [ $rc -eq 0 ]; then
+		echo "refcnt record errors: FAILED: $name: exit code 0"
+		err=1
+	elif ! grep -qE "$regex" "$tmpdir/err"; then
+		echo "refcnt record errors: FAILED: $name: no '$regex' in:"
+		head -n 5 "$tmpdir/err"
+		err=1
+	else
+		echo "refcnt record errors: $name: exit $rc: $(grep -E "$regex" "$tmpdir/err" | head -n 1)"
+	fi
+}
+
+expect_error "unknown type" "Unknown refcount type 'bogus'" \
+	perf refcnt record -t dso,bogus -- true
+expect_error "no workload" "No workload given" \
+	perf refcnt record
+expect_error "workload not found" "Cannot find the workload no-such-command-here" \
+	perf refcnt record -- no-such-command-here
+expect_error "missing pid" "No process with pid 999999999" \
+	perf refcnt record -p 999999999
+expect_error "unknown call graph" "Unknown --call-graph 'lbr'" \
+	perf refcnt record -g lbr -- true
+if printf 'int main(void) { return 0; }\n' | cc -g -x c -o "$tmpdir/hello" - 2> /dev/null; then
+	expect_error "not a perf binary" "no dso__new_id\(\) for type dso: not a perf 6.12 binary" \
+		perf refcnt record -x "$tmpdir/hello" -- true
+fi
+
+if command -v strip > /dev/null; then
+	strip -o "$tmpdir/perf-stripped" "$perf"
+	expect_error "stripped target" "has no symbol table \(stripped\?\)" \
+		perf refcnt record -x "$tmpdir/perf-stripped" -- true
+fi
+
+if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
+	expect_error "not privileged" "needs root: run it as root" \
+		setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$perf" refcnt record -x "$perf" -o /tmp/none.data -- true
+fi
+
+exit $err

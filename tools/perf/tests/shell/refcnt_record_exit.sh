@@ -1,0 +1,84 @@
+#!/bin/bash
+# refcnt record: no uprobe left behind on any exit path (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# Normal exit, a failing workload, SIGINT, SIGTERM and SIGKILL of the
+# recorder: afterwards no uprobe of the recorder's group is registered, and
+# what was recorded still reads.
+
+set -u
+
+err=0
+tmpdir=$(mktemp -d /tmp/perf-test-refcnt-exit.XXXXXX)
+perf=$(command -v perf)
+events=/sys/kernel/tracing/uprobe_events
+
+cleanup() {
+	rm -rf "$tmpdir"
+}
+trap cleanup EXIT
+
+fail() {
+	echo "refcnt record exit: FAILED: $*"
+	err=1
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "refcnt record exit: skip: uprobes need root"
+	exit 2
+fi
+perf refcnt record -x "$perf" -o "$tmpdir/probe.data" -- true > /dev/null 2>&1
+
+# no group refcnt_<pid> in tracefs, waiting up to 3 s for the guardian
+no_leftover() {
+	local pid=$1 what=$2
+
+	for _ in $(seq 30); do
+		grep -q "^[pr]:refcnt_$pid/" $events || return 0
+		sleep 0.1
+	done
+	fail "$what: uprobes of refcnt_$pid left behind"
+	grep "^[pr]:refcnt_$pid/" $events | head -n 2
+	return 1
+}
+
+# the group is registered once the recorder prints its probe summary
+wait_installed() {
+	local pid=$1
+
+	for _ in $(seq 100); do
+		grep -q "^[pr]:refcnt_$pid/" $events && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
+perf refcnt record -x "$perf" -o "$tmpdir/n.data" -- true > /dev/null 2>&1 ||
+	fail "normal exit: exit code $?"
+grep -q '^[pr]:refcnt_' $events && fail "normal exit: uprobes left behind"
+
+perf refcnt record -o "$tmpdir/f.data" -- "$perf" report -i /nonexistent > /dev/null 2>&1
+grep -q '^[pr]:refcnt_' $events && fail "failing workload: uprobes left behind"
+
+for sig in INT TERM KILL HUP; do
+	perf refcnt record -o "$tmpdir/$sig.data" -- "$perf" test -w noploop 20 \
+		> /dev/null 2>&1 &
+	pid=$!
+	if ! wait_installed $pid; then
+		fail "SIG$sig: the recorder never installed its uprobes"
+		kill -KILL $pid
+		continue
+	fi
+	sleep 0.5
+	kill -$sig $pid
+	wait $pid 2> /dev/null
+	no_leftover $pid "SIG$sig" && echo "refcnt record exit: SIG$sig: nothing left behind"
+	pkill -f "noploop 20" 2> /dev/null
+done
+
+# SIGINT ends the recording cleanly: the file reads
+if ! perf script -i "$tmpdir/INT.data" > /dev/null 2>&1; then
+	fail "the recording interrupted by SIGINT does not read"
+fi
+
+exit $err
