@@ -17,14 +17,30 @@
 #include <string.h>
 #include <unistd.h>
 #include <api/fs/tracing_path.h>
+#include <linux/err.h>
 #include <linux/string.h>
+#include <linux/time64.h>
+#include <linux/zalloc.h>
 #include <subcmd/parse-options.h>
 
 #include "builtin.h"
+#include "util/addr_location.h"
+#include "util/data.h"
 #include "util/debug.h"
+#include "util/event.h"
+#include "util/evlist.h"
+#include "util/hashmap.h"
+#include "util/machine.h"
+#include "util/map.h"
+#include "util/refcnt/decode.h"
+#include "util/refcnt/findings.h"
+#include "util/refcnt/pairing.h"
 #include "util/refcnt/probe.h"
 #include "util/refcnt/spec.h"
-#include "util/event.h"
+#include "util/session.h"
+#include "util/symbol.h"
+#include "util/thread.h"
+#include "util/tool.h"
 #include "util/util.h"
 
 #define REFCNT_DEFAULT_OUTPUT	"refcnt.data"
@@ -337,12 +353,332 @@ out:
 	return ret;
 }
 
+struct refcnt_report {
+	struct perf_tool	tool;
+	struct perf_session	*session;
+	struct refcnt_decoder	decoder;
+	struct refcnt_engine	*engine;
+	struct refcnt_findings	findings;
+	struct hashmap		*balance;	/* (type, site) -> gets, puts */
+	unsigned long		type_mask;
+	bool			full_callchain;
+	bool			quiet;
+	int			err;
+	u64			samples;
+	u64			lost;
+	u64			lost_samples;
+};
+
+struct refcnt_balance {
+	u64	site;
+	u32	pid;
+	u8	type;
+	u64	gets;
+	u64	puts;
+};
+
+static size_t balance__hash(long key, void *ctx __maybe_unused)
+{
+	return key ^ (key >> 21);
+}
+
+static bool balance__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+/* "function+0xoff" of an address of a process of the recording */
+static int refcnt__fprintf_addr(FILE *fp, struct machine *machine, u32 pid, u64 addr,
+				bool return_address)
+{
+	struct addr_location al;
+	struct thread *thread;
+	int n = 0;
+
+	thread = machine__find_thread(machine, pid, pid);
+	addr_location__init(&al);
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
+					  addr - return_address, &al)) {
+		n = fprintf(fp, "%s+%#" PRIx64, al.sym->name,
+			    map__map_ip(al.map, addr) - al.sym->start);
+	} else {
+		n = fprintf(fp, "[unknown] %#" PRIx64, addr);
+	}
+	addr_location__exit(&al);
+	thread__put(thread);
+	return n;
+}
+
+/*
+ * The callchain of a reference, callee first. The first frame of an entry
+ * probe is the probed function itself: say it once, then its callers,
+ * folded to a few frames unless -g.
+ */
+static void refcnt__fprintf_stack(struct refcnt_report *rep, FILE *fp, u32 id,
+				  const char *indent)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(&rep->decoder.stacks, id);
+	struct machine *machine = &rep->session->machines.host;
+	u32 max = rep->full_callchain ? UINT_MAX : 5;
+
+	if (!stack)
+		return;
+	for (u32 i = 0; i < stack->nr && i < max; i++) {
+		fprintf(fp, "%s%s", indent, i ? "   " : "---");
+		refcnt__fprintf_addr(fp, machine, stack->pid, stack->ips[i], i > 0);
+		fputc('\n', fp);
+	}
+	if (stack->nr > max)
+		fprintf(fp, "%s   ... %u more frames (-g shows them)\n", indent, stack->nr - max);
+}
+
+static u32 refcnt__ref_pid(struct refcnt_report *rep, const struct refcnt_ref *ref)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(&rep->decoder.stacks, ref->stack);
+
+	return stack ? stack->pid : ref->tid;
+}
+
+static void refcnt__finding(const struct refcnt_finding *f, void *priv)
+{
+	struct refcnt_report *rep = priv;
+
+	if (refcnt_findings__add(&rep->findings, f))
+		rep->err = -ENOMEM;
+}
+
+static const char *refcnt__op_name(u8 op)
+{
+	return op < REFCNT_OP__MAX ? refcnt_op__name(op) : "inherited";
+}
+
+static void refcnt__step(const struct refcnt_step *st, void *priv)
+{
+	struct refcnt_report *rep = priv;
+	struct machine *machine = &rep->session->machines.host;
+	const struct refcnt_event *ev = st->ev;
+	char live[16] = "?";
+
+	if (ev->live != REFCNT_LIVE_UNKNOWN)
+		snprintf(live, sizeof(live), "%d", ev->live);
+	printf("%10" PRIu64 ".%09" PRIu64 " %6u gen %-3" PRIu64 " %-4s %3d -> %-3d live %-4s ",
+	       ev->time / NSEC_PER_SEC, ev->time % NSEC_PER_SEC, ev->tid, st->generation,
+	       refcnt__op_name(ev->op), st->before, st->after, live);
+	refcnt__fprintf_addr(stdout, machine, ev->tid, ev->site, true);
+	if (ev->op == REFCNT_OP__PUT && st->paired.op != REFCNT_OP__MAX + 1) {
+		printf("  releases %s at ", refcnt__op_name(st->paired.op));
+		refcnt__fprintf_addr(stdout, machine, st->paired.tid, st->paired.site, true);
+		printf(" (%s)", refcnt_confidence__name(st->confidence));
+	}
+	if (st->finding != REFCNT_FINDING__MAX)
+		printf("  <== %s", refcnt_finding_kind__name(st->finding));
+	putchar('\n');
+}
+
+static int refcnt__balance_add(struct refcnt_report *rep, const struct refcnt_event *ev,
+			       u32 pid)
+{
+	struct refcnt_balance *b;
+	long key = (long)(ev->site ^ ((u64)ev->type << 56));
+
+	if (ev->op != REFCNT_OP__GET && ev->op != REFCNT_OP__PUT && ev->op != REFCNT_OP__BORN)
+		return 0;
+	if (!hashmap__find(rep->balance, key, &b)) {
+		b = zalloc(sizeof(*b));
+		if (!b || hashmap__add(rep->balance, key, b)) {
+			free(b);
+			return -ENOMEM;
+		}
+		b->site = ev->site;
+		b->type = ev->type;
+		b->pid = pid;
+	}
+	if (ev->op == REFCNT_OP__PUT)
+		b->puts++;
+	else
+		b->gets++;
+	return 0;
+}
+
+static int refcnt__process_sample(const struct perf_tool *tool,
+				  union perf_event *event __maybe_unused,
+				  struct perf_sample *sample, struct evsel *evsel,
+				  struct machine *machine __maybe_unused)
+{
+	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
+	struct refcnt_event ev;
+	int ret;
+
+	rep->samples++;
+	ret = refcnt_decoder__decode(&rep->decoder, evsel, sample, &ev);
+	if (ret)
+		return ret < 0 ? ret : 0;
+	if (!(rep->type_mask & (1UL << ev.type)))
+		return 0;
+	if (rep->balance && refcnt__balance_add(rep, &ev, sample->pid))
+		return -ENOMEM;
+	ret = refcnt_engine__event(rep->engine, &ev);
+	return ret ?: rep->err;
+}
+
+static int refcnt__process_lost(const struct perf_tool *tool, union perf_event *event,
+				struct perf_sample *sample, struct machine *machine)
+{
+	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
+
+	rep->lost += event->lost.lost;
+	refcnt_engine__lost(rep->engine, sample->time, event->lost.lost);
+	return perf_event__process_lost(tool, event, sample, machine);
+}
+
+static int refcnt__process_lost_samples(const struct perf_tool *tool,
+					union perf_event *event,
+					struct perf_sample *sample,
+					struct machine *machine __maybe_unused)
+{
+	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
+
+	rep->lost_samples += event->lost_samples.lost;
+	refcnt_engine__lost(rep->engine, sample->time, event->lost_samples.lost);
+	return 0;
+}
+
+static const char *refcnt__kind_label(enum refcnt_finding_kind kind)
+{
+	switch (kind) {
+	case REFCNT_FINDING__LEAK:		return "leak";
+	case REFCNT_FINDING__OWNED_AT_EXIT:	return "owned at exit";
+	case REFCNT_FINDING__OVER_RELEASE:	return "over-release";
+	case REFCNT_FINDING__DOUBLE_PUT:	return "double put";
+	case REFCNT_FINDING__USE_AFTER_PUT:	return "use after put";
+	case REFCNT_FINDING__MISMATCH:		return "mismatch";
+	case REFCNT_FINDING__MAX:
+	default:				return "?";
+	}
+}
+
+static void refcnt__print_header(struct refcnt_report *rep, const char *input)
+{
+	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
+	const u64 *t = rep->findings.totals;
+
+	printf("# perf refcnt report of %s\n", input);
+	printf("# events: %" PRIu64 " (%" PRIu64 " on NULL, not objects), lost: %" PRIu64
+	       " events, %" PRIu64 " samples\n",
+	       rep->samples, rep->decoder.null_ops, rep->lost, rep->lost_samples);
+	printf("# objects:");
+	for (unsigned int i = 0; i < refcnt_type_specs__nr; i++) {
+		if (rep->decoder.type_mask & rep->type_mask & (1UL << i))
+			printf(" %s %" PRIu64, refcnt_type_specs[i].name, st->objects[i]);
+	}
+	printf("\n# leaks: %" PRIu64 ", over-releases: %" PRIu64 ", double puts: %" PRIu64
+	       ", use after put: %" PRIu64 ", mismatches: %" PRIu64 ", owned at exit: %" PRIu64
+	       ", uncertain (lost events): %" PRIu64 "\n#\n",
+	       t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
+	       t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
+	       t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT],
+	       rep->findings.uncertain);
+}
+
+static void refcnt__print_findings(struct refcnt_report *rep)
+{
+	struct machine *machine = &rep->session->machines.host;
+
+	printf("# %8s %8s  %-8s %-24s %s\n", "Refs", "Objects", "Type", "Finding", "Site");
+	printf("# %8s %8s  %-8s %-24s %s\n", "....", ".......", "....", ".......", "....");
+	for (u32 i = 0; i < rep->findings.nr; i++) {
+		const struct refcnt_group *g = rep->findings.groups[i];
+		char label[32];
+
+		snprintf(label, sizeof(label), "%s%s", refcnt__kind_label(g->kind),
+			 g->uncertain ? " (uncertain)" : "");
+		printf("  %8" PRIu64 " %8" PRIu64 "  %-8s %-24s ", g->refs, g->objects,
+		       refcnt_type_specs[g->type].name, label);
+		refcnt__fprintf_addr(stdout, machine, refcnt__ref_pid(rep, &g->ref),
+				     g->ref.site, true);
+		if (g->kind == REFCNT_FINDING__MISMATCH)
+			printf("  (counted %d, live %d)", g->expected, g->live);
+		printf("\n");
+		if (rep->quiet)
+			continue;
+		refcnt__fprintf_stack(rep, stdout, g->ref.stack, "            ");
+		if (g->has_other) {
+			printf("            %s at ", g->kind == REFCNT_FINDING__OVER_RELEASE ?
+			       "the put that found nothing to release" : "the put that freed it");
+			refcnt__fprintf_addr(stdout, machine, refcnt__ref_pid(rep, &g->other),
+					     g->other.site, true);
+			printf(":\n");
+			refcnt__fprintf_stack(rep, stdout, g->other.stack, "            ");
+		}
+		printf("\n");
+	}
+}
+
+static int balance__cmp(const void *a, const void *b)
+{
+	const struct refcnt_balance *ba = *(const struct refcnt_balance **)a;
+	const struct refcnt_balance *bb = *(const struct refcnt_balance **)b;
+	s64 na = ba->gets - ba->puts, nb = bb->gets - bb->puts;
+
+	if (llabs(na) != llabs(nb))
+		return llabs(na) > llabs(nb) ? -1 : 1;
+	if (ba->gets + ba->puts != bb->gets + bb->puts)
+		return ba->gets + ba->puts > bb->gets + bb->puts ? -1 : 1;
+	return ba->site < bb->site ? -1 : ba->site > bb->site;
+}
+
+/* seed 003's allocation profile, for references: net per call site */
+static int refcnt__print_balance(struct refcnt_report *rep)
+{
+	struct machine *machine = &rep->session->machines.host;
+	struct refcnt_balance **all;
+	struct hashmap_entry *cur;
+	size_t bkt, n = 0, nr = hashmap__size(rep->balance);
+
+	all = calloc(nr ?: 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	hashmap__for_each_entry(rep->balance, cur, bkt)
+		all[n++] = cur->pvalue;
+	qsort(all, nr, sizeof(*all), balance__cmp);
+
+	printf("# %10s %10s %10s  %-8s %s\n", "Gets", "Puts", "Net", "Type", "Site");
+	for (size_t i = 0; i < nr; i++) {
+		printf("  %10" PRIu64 " %10" PRIu64 " %+10" PRId64 "  %-8s ", all[i]->gets,
+		       all[i]->puts, (s64)(all[i]->gets - all[i]->puts),
+		       refcnt_type_specs[all[i]->type].name);
+		refcnt__fprintf_addr(stdout, machine, all[i]->pid, all[i]->site, true);
+		putchar('\n');
+	}
+	free(all);
+	return 0;
+}
+
 static int refcnt__report(int argc, const char **argv)
 {
-	const char *input = REFCNT_DEFAULT_OUTPUT;
+	const char *input = REFCNT_DEFAULT_OUTPUT, *types = NULL, *sort = NULL;
+	const char *history = NULL;
+	struct refcnt_engine_ops ops = {
+		.finding = refcnt__finding,
+		.step = refcnt__step,
+	};
+	struct refcnt_report rep = { .type_mask = 0 };
+	bool stdio = false, balance = false;
+	struct perf_data data = { .mode = PERF_DATA_MODE_READ };
+	char bad[64];
+	int ret;
 	const struct option options[] = {
 	OPT_STRING('i', "input", &input, "file",
 		   "input file name (default: " REFCNT_DEFAULT_OUTPUT ")"),
+	OPT_BOOLEAN(0, "stdio", &stdio, "use the stdio interface"),
+	OPT_STRING('t', "type", &types, "type[,type...]", "only these types"),
+	OPT_STRING('s', "sort", &sort, "key[,key...]",
+		   "group findings by: type, site, object (default: type,site)"),
+	OPT_BOOLEAN('g', "call-graph", &rep.full_callchain, "show whole callchains"),
+	OPT_STRING(0, "history", &history, "addr",
+		   "show every operation on the object at addr, paired"),
+	OPT_BOOLEAN(0, "balance", &balance, "gets, puts and net per call site"),
+	OPT_BOOLEAN('q', "quiet", &rep.quiet, "findings only, no callchains"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -351,8 +687,117 @@ static int refcnt__report(int argc, const char **argv)
 	if (argc)
 		usage_with_options(refcnt_report_usage, options);
 
-	pr_err("perf refcnt report: not implemented yet\n");
-	return -1;
+	if (refcnt_type_specs__parse(types, &rep.type_mask, bad, sizeof(bad))) {
+		pr_err("Unknown refcount type '%s': use one of dso,map,maps,thread,nsinfo,cpu_map\n",
+		       bad);
+		return -EINVAL;
+	}
+	if (refcnt_findings__init(&rep.findings, sort)) {
+		pr_err("Unknown --sort '%s': use keys of type, site, object\n", sort);
+		return -EINVAL;
+	}
+
+	perf_tool__init(&rep.tool, /*ordered_events=*/true);
+	rep.tool.sample = refcnt__process_sample;
+	rep.tool.comm = perf_event__process_comm;
+	rep.tool.mmap = perf_event__process_mmap;
+	rep.tool.mmap2 = perf_event__process_mmap2;
+	rep.tool.fork = perf_event__process_fork;
+	rep.tool.exit = perf_event__process_exit;
+	rep.tool.lost = refcnt__process_lost;
+	rep.tool.lost_samples = refcnt__process_lost_samples;
+	rep.tool.namespaces = perf_event__process_namespaces;
+
+	data.path = input;
+	rep.session = perf_session__new(&data, &rep.tool);
+	if (IS_ERR(rep.session)) {
+		ret = PTR_ERR(rep.session);
+		pr_err("Cannot read %s: %s; record one with 'perf refcnt record'\n", input,
+		       strerror(-ret));
+		refcnt_findings__exit(&rep.findings);
+		return ret;
+	}
+	symbol__init(&rep.session->header.env);
+
+	ret = refcnt_decoder__init(&rep.decoder, rep.session->evlist,
+				   &rep.session->machines.host);
+	if (ret == 0) {
+		pr_err("%s holds no perf refcnt events: record one with 'perf refcnt record'\n",
+		       input);
+		ret = -EINVAL;
+		goto out;
+	} else if (ret < 0) {
+		goto out;
+	}
+
+	rep.engine = refcnt_engine__new(&ops, &rep);
+	if (!rep.engine) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (history) {
+		u64 addr = strtoull(history, NULL, 0);
+
+		if (!addr) {
+			pr_err("--history takes an object address, e.g. 0x55d1e2f3a000\n");
+			ret = -EINVAL;
+			goto out;
+		}
+		refcnt_engine__follow(rep.engine, addr);
+		printf("# history of the object at %#" PRIx64 "\n", addr);
+		printf("# %19s %6s %7s %-4s %-9s %-9s %s\n", "time", "tid", "gen", "op",
+		       "refs", "live", "site");
+	}
+	if (balance) {
+		rep.balance = hashmap__new(balance__hash, balance__equal, NULL);
+		if (IS_ERR(rep.balance)) {
+			ret = PTR_ERR(rep.balance);
+			rep.balance = NULL;
+			goto out;
+		}
+	}
+
+	ret = perf_session__process_events(rep.session);
+	if (ret) {
+		pr_err("Cannot process %s: %s\n", input, strerror(-ret));
+		goto out;
+	}
+	refcnt_engine__end(rep.engine);
+	if (rep.err) {
+		ret = rep.err;
+		goto out;
+	}
+
+	if (history)
+		goto out;
+	if (balance) {
+		ret = refcnt__print_balance(&rep);
+		goto out;
+	}
+	ret = refcnt_findings__sort(&rep.findings);
+	if (ret)
+		goto out;
+	if (!rep.quiet)
+		refcnt__print_header(&rep, input);
+	refcnt__print_findings(&rep);
+	if (rep.lost || rep.lost_samples)
+		pr_warning("perf refcnt: %" PRIu64 " events lost: %s\n",
+			   rep.lost + rep.lost_samples,
+			   "findings on objects live then are marked uncertain");
+out:
+	if (rep.balance) {
+		struct hashmap_entry *cur;
+		size_t bkt;
+
+		hashmap__for_each_entry(rep.balance, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(rep.balance);
+	}
+	refcnt_engine__delete(rep.engine);
+	refcnt_decoder__exit(&rep.decoder, rep.session->evlist);
+	refcnt_findings__exit(&rep.findings);
+	perf_session__delete(rep.session);
+	return ret;
 }
 
 /* filled by parse_options_subcommand() from the subcommand list */

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Decode the samples of a perf refcnt recording.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/perf_event.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+
+#include "../addr_location.h"
+#include "../debug.h"
+#include "../event.h"
+#include "../evlist.h"
+#include "../evsel.h"
+#include "../hashmap.h"
+#include "../machine.h"
+#include "../map.h"
+#include "../sample.h"
+#include "../symbol.h"
+#include "../thread.h"
+#include "decode.h"
+#include "spec.h"
+
+/* What an evsel of the recording is: evsel->priv. */
+struct refcnt_evsel {
+	u8			type;
+	u8			op;
+	struct tep_format_field	*obj;
+	struct tep_format_field	*live;
+	struct tep_format_field	*site;		/* entry probes: return address */
+	struct tep_format_field	*ret_ip;	/* return probes: the call site */
+};
+
+static size_t site__hash(long key, void *ctx __maybe_unused)
+{
+	return key ^ (key >> 21);
+}
+
+static bool site__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
+			 struct machine *machine)
+{
+	struct evsel *evsel;
+	int nr = 0, err;
+
+	memset(d, 0, sizeof(*d));
+	d->machine = machine;
+	err = refcnt_stacks__init(&d->stacks);
+	if (err)
+		return err;
+	d->callers = hashmap__new(site__hash, site__equal, NULL);
+	if (IS_ERR(d->callers))
+		return PTR_ERR(d->callers);
+
+	evlist__for_each_entry(evlist, evsel) {
+		const char *name = strchr(evsel__name(evsel), ':');
+		struct refcnt_evsel *re;
+		int type, op;
+
+		if (!name || !strstarts(evsel__name(evsel), "refcnt_") ||
+		    refcnt_event_name__parse(name + 1, &type, &op))
+			continue;
+
+		re = zalloc(sizeof(*re));
+		if (!re)
+			return -ENOMEM;
+		re->type = type;
+		re->op = op;
+		re->obj = evsel__field(evsel, "obj");
+		re->live = evsel__field(evsel, "live");
+		re->site = evsel__field(evsel, "site");
+		re->ret_ip = evsel__field(evsel, "__probe_ret_ip");
+		if (!re->obj) {
+			free(re);
+			continue;
+		}
+		evsel->priv = re;
+		d->type_mask |= 1UL << type;
+		nr++;
+	}
+	return nr;
+}
+
+void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
+{
+	struct evsel *evsel;
+
+	if (evlist) {
+		evlist__for_each_entry(evlist, evsel)
+			zfree(&evsel->priv);
+	}
+	refcnt_stacks__exit(&d->stacks);
+	if (!IS_ERR_OR_NULL(d->callers))
+		hashmap__free(d->callers);
+	d->callers = NULL;
+}
+
+/*
+ * The pairing engine's caller key of a call site: the function holding it,
+ * looked up once per site. A return address may be the first byte after a
+ * function ending in a call, so look at the byte before it.
+ */
+static u64 decoder__caller(struct refcnt_decoder *d, struct perf_sample *sample,
+			   u64 site, bool return_address)
+{
+	struct addr_location al;
+	struct thread *thread;
+	long key = 0;
+
+	if (!site)
+		return 0;
+	if (hashmap__find(d->callers, site, &key))
+		return key;
+
+	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
+	if (thread) {
+		addr_location__init(&al);
+		if (thread__find_symbol(thread, PERF_RECORD_MISC_USER,
+					site - return_address, &al) && al.map)
+			key = map__unmap_ip(al.map, al.sym->start);
+		addr_location__exit(&al);
+		thread__put(thread);
+	}
+	hashmap__add(d->callers, site, key);
+	return key;
+}
+
+static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample)
+{
+	struct ip_callchain *chain = sample->callchain;
+	u64 ips[PERF_MAX_STACK_DEPTH];
+	u32 nr = 0;
+
+	if (!chain)
+		return 0;
+	for (u64 i = 0; i < chain->nr && nr < ARRAY_SIZE(ips); i++) {
+		if (chain->ips[i] >= PERF_CONTEXT_MAX)
+			continue;	/* a context marker */
+		ips[nr++] = chain->ips[i];
+	}
+	return refcnt_stacks__intern(&d->stacks, ips, nr, sample->pid);
+}
+
+int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
+			   struct perf_sample *sample, struct refcnt_event *ev)
+{
+	struct refcnt_evsel *re = evsel->priv;
+	bool return_address = true;
+
+	if (!re)
+		return 1;
+
+	memset(ev, 0, sizeof(*ev));
+	ev->obj = format_field__intval(re->obj, sample, evsel->needs_swap);
+	if (!ev->obj) {
+		d->null_ops++;
+		return 1;
+	}
+	ev->type = re->type;
+	ev->op = re->op;
+	ev->time = sample->time;
+	ev->tid = sample->tid;
+	ev->live = re->live ? (s32)format_field__intval(re->live, sample, evsel->needs_swap)
+			    : REFCNT_LIVE_UNKNOWN;
+
+	if (re->site) {
+		ev->site = format_field__intval(re->site, sample, evsel->needs_swap);
+	} else if (re->ret_ip) {
+		ev->site = format_field__intval(re->ret_ip, sample, evsel->needs_swap);
+	} else {
+		/* an inlined copy: the probe is in the caller */
+		ev->site = sample->ip;
+		return_address = false;
+	}
+	ev->caller = decoder__caller(d, sample, ev->site, return_address);
+	ev->stack = decoder__stack(d, sample);
+	return 0;
+}

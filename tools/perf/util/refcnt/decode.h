@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_DECODE_H
+#define __PERF_REFCNT_DECODE_H
+
+#include <linux/types.h>
+
+#include "pairing.h"
+#include "stacks.h"
+
+/*
+ * Turn the samples of a perf refcnt recording into refcnt_events: which
+ * type and operation an event is comes from its name (see spec.h), the
+ * object, live refcount and call site from its uprobe fields, the callchain
+ * is interned, and the call site's function (the pairing engine's caller
+ * key) is looked up once per site.
+ */
+struct evlist;
+struct evsel;
+struct hashmap;
+struct machine;
+struct perf_sample;
+
+struct refcnt_decoder {
+	struct refcnt_stacks	stacks;
+	struct hashmap		*callers;	/* site -> caller key */
+	struct machine		*machine;
+	unsigned long		type_mask;	/* types present in the recording */
+	u64			null_ops;	/* get/put(NULL): legal, not objects */
+	u64			bad_samples;	/* samples that do not decode */
+};
+
+/* Returns the number of perf refcnt events in @evlist, or a negative error. */
+int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
+			 struct machine *machine);
+void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist);
+
+/* 0: @ev filled; 1: nothing to feed (NULL object, not ours); < 0: error */
+int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
+			   struct perf_sample *sample, struct refcnt_event *ev);
+
+#endif /* __PERF_REFCNT_DECODE_H */

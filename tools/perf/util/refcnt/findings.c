@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Group the findings of the pairing engine for the user.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/zalloc.h>
+
+#include "../hashmap.h"
+#include "findings.h"
+
+struct group_key {
+	u64	site;
+	u64	obj;
+	u8	kind;
+	u8	type;
+	u8	uncertain;
+};
+
+static size_t key__hash(long key, void *ctx __maybe_unused)
+{
+	const struct group_key *k = (const struct group_key *)key;
+
+	return (k->site * 31 + k->obj) * 31 + ((k->kind << 16) | (k->type << 8) | k->uncertain);
+}
+
+static bool key__equal(long a, long b, void *ctx __maybe_unused)
+{
+	const struct group_key *ka = (const struct group_key *)a;
+	const struct group_key *kb = (const struct group_key *)b;
+
+	return ka->site == kb->site && ka->obj == kb->obj && ka->kind == kb->kind &&
+	       ka->type == kb->type && ka->uncertain == kb->uncertain;
+}
+
+int refcnt_findings__init(struct refcnt_findings *f, const char *sort)
+{
+	static const char * const names[REFCNT_SORT__MAX] = {
+		[REFCNT_SORT__TYPE] = "type",
+		[REFCNT_SORT__SITE] = "site",
+		[REFCNT_SORT__OBJECT] = "object",
+	};
+	char *copy, *tok, *saveptr = NULL;
+	int err = 0;
+
+	memset(f, 0, sizeof(*f));
+	copy = strdup(sort ?: "type,site");
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &saveptr); tok; tok = strtok_r(NULL, ",", &saveptr)) {
+		int k;
+
+		for (k = 0; k < REFCNT_SORT__MAX; k++) {
+			if (!strcmp(strim(tok), names[k]))
+				break;
+		}
+		if (k == REFCNT_SORT__MAX) {
+			err = -EINVAL;
+			break;
+		}
+		f->sort_by[k] = true;
+	}
+	free(copy);
+	if (err)
+		return err;
+
+	f->map = hashmap__new(key__hash, key__equal, NULL);
+	return IS_ERR(f->map) ? PTR_ERR(f->map) : 0;
+}
+
+void refcnt_findings__exit(struct refcnt_findings *f)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!IS_ERR_OR_NULL(f->map)) {
+		hashmap__for_each_entry(f->map, cur, bkt) {
+			free((void *)cur->key);
+			free(cur->pvalue);
+		}
+		hashmap__free(f->map);
+	}
+	f->map = NULL;
+	zfree(&f->groups);
+}
+
+const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding)
+{
+	if ((finding->kind == REFCNT_FINDING__OVER_RELEASE ||
+	     finding->kind == REFCNT_FINDING__DOUBLE_PUT) && finding->has_culprit)
+		return &finding->culprit;
+	return &finding->ref;
+}
+
+int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding *finding)
+{
+	const struct refcnt_ref *site = refcnt_finding__site(finding);
+	struct group_key key = {
+		.kind = finding->kind,
+		.uncertain = finding->uncertain,
+	}, *k;
+	struct refcnt_group *g;
+
+	if (f->sort_by[REFCNT_SORT__TYPE])
+		key.type = finding->type;
+	if (f->sort_by[REFCNT_SORT__SITE])
+		key.site = site->site;
+	if (f->sort_by[REFCNT_SORT__OBJECT])
+		key.obj = finding->obj;
+
+	if (finding->uncertain)
+		f->uncertain++;
+	else
+		f->totals[finding->kind]++;
+
+	if (!hashmap__find(f->map, &key, &g)) {
+		k = malloc(sizeof(*k));
+		g = zalloc(sizeof(*g));
+		if (!k || !g || hashmap__add(f->map, k, g)) {
+			free(k);
+			free(g);
+			return -ENOMEM;
+		}
+		*k = key;
+		g->kind = finding->kind;
+		g->type = finding->type;
+		g->uncertain = finding->uncertain;
+		g->ref = *site;
+		g->obj = finding->obj;
+		g->expected = finding->expected;
+		g->live = finding->live;
+		if (finding->kind == REFCNT_FINDING__DOUBLE_PUT ||
+		    finding->kind == REFCNT_FINDING__USE_AFTER_PUT ||
+		    (finding->kind == REFCNT_FINDING__OVER_RELEASE && finding->has_culprit)) {
+			/* show the other put: the one that freed, or this one */
+			g->other = finding->kind == REFCNT_FINDING__OVER_RELEASE ?
+				   finding->ref : finding->other;
+			g->has_other = true;
+		}
+		g->last_obj = ~0ULL;
+	}
+	g->refs++;
+	if (g->last_obj != finding->obj || g->last_gen != finding->generation) {
+		g->objects++;
+		g->last_obj = finding->obj;
+		g->last_gen = finding->generation;
+	}
+	return 0;
+}
+
+/* bugs first, then what needs a look, then what perf keeps on purpose */
+static int kind__rank(enum refcnt_finding_kind kind)
+{
+	switch (kind) {
+	case REFCNT_FINDING__DOUBLE_PUT:	return 0;
+	case REFCNT_FINDING__OVER_RELEASE:	return 1;
+	case REFCNT_FINDING__USE_AFTER_PUT:	return 2;
+	case REFCNT_FINDING__LEAK:		return 3;
+	case REFCNT_FINDING__MISMATCH:		return 4;
+	case REFCNT_FINDING__OWNED_AT_EXIT:	return 5;
+	case REFCNT_FINDING__MAX:
+	default:				return 6;
+	}
+}
+
+static int group__cmp(const void *a, const void *b)
+{
+	const struct refcnt_group *ga = *(const struct refcnt_group **)a;
+	const struct refcnt_group *gb = *(const struct refcnt_group **)b;
+
+	if (ga->uncertain != gb->uncertain)
+		return ga->uncertain - gb->uncertain;
+	if (kind__rank(ga->kind) != kind__rank(gb->kind))
+		return kind__rank(ga->kind) - kind__rank(gb->kind);
+	if (ga->refs != gb->refs)
+		return ga->refs > gb->refs ? -1 : 1;
+	if (ga->objects != gb->objects)
+		return ga->objects > gb->objects ? -1 : 1;
+	if (ga->type != gb->type)
+		return ga->type - gb->type;
+	if (ga->ref.site != gb->ref.site)
+		return ga->ref.site < gb->ref.site ? -1 : 1;
+	return ga->obj < gb->obj ? -1 : ga->obj > gb->obj;
+}
+
+int refcnt_findings__sort(struct refcnt_findings *f)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+	u32 n = 0;
+
+	zfree(&f->groups);
+	f->nr = hashmap__size(f->map);
+	f->groups = calloc(f->nr ?: 1, sizeof(*f->groups));
+	if (!f->groups)
+		return -ENOMEM;
+	hashmap__for_each_entry(f->map, cur, bkt)
+		f->groups[n++] = cur->pvalue;
+	qsort(f->groups, f->nr, sizeof(*f->groups), group__cmp);
+	return 0;
+}

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_FINDINGS_H
+#define __PERF_REFCNT_FINDINGS_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "pairing.h"
+
+/*
+ * Findings grouped for the user: one line per (finding, type, call site)
+ * rather than one per reference, as ref_tracker prints "N users at <stack>".
+ * The site of a group is the acquiring site for leaks and owned-at-exit
+ * objects, the extra put (the culprit) or else the offending put for
+ * over-releases and double puts, the offending get for use after put, and
+ * the first disagreeing operation for mismatches.
+ */
+enum refcnt_sort_key {
+	REFCNT_SORT__TYPE,
+	REFCNT_SORT__SITE,
+	REFCNT_SORT__OBJECT,
+	REFCNT_SORT__MAX,
+};
+
+struct refcnt_group {
+	enum refcnt_finding_kind kind;
+	u8		type;
+	bool		uncertain;	/* lost events: not reported as bugs */
+	struct refcnt_ref ref;		/* of the first finding of the group */
+	struct refcnt_ref other;	/* freeing put, for double put/uap */
+	bool		has_other;
+	u64		obj;		/* first object */
+	u64		refs;		/* findings (references) in the group */
+	u64		objects;	/* distinct lifetimes */
+	u64		last_obj, last_gen;
+	int		expected, live;	/* mismatch: of the first */
+};
+
+struct refcnt_findings {
+	struct hashmap		*map;		/* key -> group */
+	struct refcnt_group	**groups;	/* sorted by refcnt_findings__sort */
+	u32			nr;
+	bool			sort_by[REFCNT_SORT__MAX];
+	u64			totals[REFCNT_FINDING__MAX];	/* certain, per kind */
+	u64			uncertain;
+};
+
+/* @sort: "type,site,object" keys that make a group, NULL for type,site */
+int refcnt_findings__init(struct refcnt_findings *f, const char *sort);
+void refcnt_findings__exit(struct refcnt_findings *f);
+
+int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding *finding);
+
+/* Sort the groups: bugs first, then by references, objects and site. */
+int refcnt_findings__sort(struct refcnt_findings *f);
+
+/* The site a finding is grouped and shown by. */
+const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding);
+
+#endif /* __PERF_REFCNT_FINDINGS_H */
