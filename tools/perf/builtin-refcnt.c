@@ -193,6 +193,13 @@ static void refcnt__print_probes(const struct refcnt_probes *rp)
 			pr_info("perf refcnt: %s: %d of %d inlined copies covered\n",
 				p->func, covered, total);
 	}
+	for (int i = 0; i < rp->nr; i++) {
+		const struct refcnt_probe *p = &rp->probes[i];
+
+		if (p->op == REFCNT_OP__BORN && p->moved)
+			pr_info("perf refcnt: %s() inlined in %s(): probed at the return of %s()\n",
+				p->func, p->in_func, p->in_func);
+	}
 	for (int i = 0; i < rp->nr_uncovered; i++) {
 		const struct refcnt_probe *u = &rp->uncovered[i];
 
@@ -409,6 +416,57 @@ static int refcnt__fprintf_addr(FILE *fp, struct machine *machine, u32 pid, u64 
 	return n;
 }
 
+/* the function holding an address, for -x output: stable across runs */
+static const char *refcnt__addr_func(struct machine *machine, u32 pid, u64 addr,
+				     bool return_address, char *buf, size_t sz)
+{
+	struct addr_location al;
+	struct thread *thread;
+
+	thread = machine__find_thread(machine, pid, pid);
+	addr_location__init(&al);
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
+					  addr - return_address, &al))
+		snprintf(buf, sz, "%s", al.sym->name);
+	else
+		snprintf(buf, sz, "%#" PRIx64, addr);
+	addr_location__exit(&al);
+	thread__put(thread);
+	return buf;
+}
+
+static u32 refcnt__ref_pid(struct refcnt_report *rep, const struct refcnt_ref *ref)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(&rep->decoder.stacks, ref->stack);
+
+	return stack ? stack->pid : ref->tid;
+}
+
+/*
+ * Where a reference was taken or released: its function is the caller key
+ * the decoder resolved (exact for inlined sites, which are no return
+ * addresses), the offset that of the call site in it.
+ */
+static int refcnt__fprintf_ref(FILE *fp, struct refcnt_report *rep,
+			       const struct refcnt_ref *ref)
+{
+	struct machine *machine = &rep->session->machines.host;
+	u32 pid = refcnt__ref_pid(rep, ref);
+	char func[256];
+
+	if (!ref->caller)
+		return refcnt__fprintf_addr(fp, machine, pid, ref->site, true);
+	refcnt__addr_func(machine, pid, ref->caller, false, func, sizeof(func));
+	return fprintf(fp, "%s+%#" PRIx64, func, ref->site - ref->caller);
+}
+
+static const char *refcnt__ref_func(struct refcnt_report *rep, const struct refcnt_ref *ref,
+				    char *buf, size_t sz)
+{
+	return refcnt__addr_func(&rep->session->machines.host, refcnt__ref_pid(rep, ref),
+				 ref->caller ?: ref->site, !ref->caller, buf, sz);
+}
+
 /*
  * The callchain of a reference, callee first. The first frame of an entry
  * probe is the probed function itself: say it once, then its callers,
@@ -432,13 +490,6 @@ static void refcnt__fprintf_stack(struct refcnt_report *rep, FILE *fp, u32 id,
 		fprintf(fp, "%s   ... %u more frames (-g shows them)\n", indent, stack->nr - max);
 }
 
-static u32 refcnt__ref_pid(struct refcnt_report *rep, const struct refcnt_ref *ref)
-{
-	const struct refcnt_stack *stack = refcnt_stacks__get(&rep->decoder.stacks, ref->stack);
-
-	return stack ? stack->pid : ref->tid;
-}
-
 static void refcnt__finding(const struct refcnt_finding *f, void *priv)
 {
 	struct refcnt_report *rep = priv;
@@ -455,8 +506,10 @@ static const char *refcnt__op_name(u8 op)
 static void refcnt__step(const struct refcnt_step *st, void *priv)
 {
 	struct refcnt_report *rep = priv;
-	struct machine *machine = &rep->session->machines.host;
 	const struct refcnt_event *ev = st->ev;
+	struct refcnt_ref at = {
+		.site = ev->site, .caller = ev->caller, .stack = ev->stack, .tid = ev->tid,
+	};
 	char live[16] = "?";
 
 	if (ev->live != REFCNT_LIVE_UNKNOWN)
@@ -464,10 +517,10 @@ static void refcnt__step(const struct refcnt_step *st, void *priv)
 	printf("%10" PRIu64 ".%09" PRIu64 " %6u gen %-3" PRIu64 " %-4s %3d -> %-3d live %-4s ",
 	       ev->time / NSEC_PER_SEC, ev->time % NSEC_PER_SEC, ev->tid, st->generation,
 	       refcnt__op_name(ev->op), st->before, st->after, live);
-	refcnt__fprintf_addr(stdout, machine, ev->tid, ev->site, true);
-	if (ev->op == REFCNT_OP__PUT && st->paired.op != REFCNT_OP__MAX + 1) {
+	refcnt__fprintf_ref(stdout, rep, &at);
+	if (ev->op == REFCNT_OP__PUT && st->confidence != REFCNT_PAIR__NONE) {
 		printf("  releases %s at ", refcnt__op_name(st->paired.op));
-		refcnt__fprintf_addr(stdout, machine, st->paired.tid, st->paired.site, true);
+		refcnt__fprintf_ref(stdout, rep, &st->paired);
 		printf(" (%s)", refcnt_confidence__name(st->confidence));
 	}
 	if (st->finding != REFCNT_FINDING__MAX)
@@ -580,10 +633,31 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	       rep->findings.uncertain);
 }
 
+/*
+ * One line per group, fields separated by @sep, for scripts and tests:
+ * finding, type, refs, objects, site function, uncertain (0/1), and the
+ * function of the other put (the one that freed it) or "-".
+ */
+static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *sep)
+{
+	char site[256], other[256];
+
+	for (u32 i = 0; i < rep->findings.nr; i++) {
+		const struct refcnt_group *g = rep->findings.groups[i];
+
+		refcnt__ref_func(rep, &g->ref, site, sizeof(site));
+		if (g->has_other)
+			refcnt__ref_func(rep, &g->other, other, sizeof(other));
+		else
+			snprintf(other, sizeof(other), "-");
+		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s\n",
+		       refcnt__kind_label(g->kind), sep, refcnt_type_specs[g->type].name, sep,
+		       g->refs, sep, g->objects, sep, site, sep, g->uncertain, sep, other);
+	}
+}
+
 static void refcnt__print_findings(struct refcnt_report *rep)
 {
-	struct machine *machine = &rep->session->machines.host;
-
 	printf("# %8s %8s  %-8s %-24s %s\n", "Refs", "Objects", "Type", "Finding", "Site");
 	printf("# %8s %8s  %-8s %-24s %s\n", "....", ".......", "....", ".......", "....");
 	for (u32 i = 0; i < rep->findings.nr; i++) {
@@ -594,8 +668,7 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 			 g->uncertain ? " (uncertain)" : "");
 		printf("  %8" PRIu64 " %8" PRIu64 "  %-8s %-24s ", g->refs, g->objects,
 		       refcnt_type_specs[g->type].name, label);
-		refcnt__fprintf_addr(stdout, machine, refcnt__ref_pid(rep, &g->ref),
-				     g->ref.site, true);
+		refcnt__fprintf_ref(stdout, rep, &g->ref);
 		if (g->kind == REFCNT_FINDING__MISMATCH)
 			printf("  (counted %d, live %d)", g->expected, g->live);
 		printf("\n");
@@ -605,8 +678,7 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 		if (g->has_other) {
 			printf("            %s at ", g->kind == REFCNT_FINDING__OVER_RELEASE ?
 			       "the put that found nothing to release" : "the put that freed it");
-			refcnt__fprintf_addr(stdout, machine, refcnt__ref_pid(rep, &g->other),
-					     g->other.site, true);
+			refcnt__fprintf_ref(stdout, rep, &g->other);
 			printf(":\n");
 			refcnt__fprintf_stack(rep, stdout, g->other.stack, "            ");
 		}
@@ -657,7 +729,7 @@ static int refcnt__print_balance(struct refcnt_report *rep)
 static int refcnt__report(int argc, const char **argv)
 {
 	const char *input = REFCNT_DEFAULT_OUTPUT, *types = NULL, *sort = NULL;
-	const char *history = NULL;
+	const char *history = NULL, *field_sep = NULL;
 	struct refcnt_engine_ops ops = {
 		.finding = refcnt__finding,
 		.step = refcnt__step,
@@ -679,6 +751,8 @@ static int refcnt__report(int argc, const char **argv)
 		   "show every operation on the object at addr, paired"),
 	OPT_BOOLEAN(0, "balance", &balance, "gets, puts and net per call site"),
 	OPT_BOOLEAN('q', "quiet", &rep.quiet, "findings only, no callchains"),
+	OPT_STRING('x', "field-separator", &field_sep, "separator",
+		   "one line per finding group, fields separated by <separator>"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -708,6 +782,8 @@ static int refcnt__report(int argc, const char **argv)
 	rep.tool.lost_samples = refcnt__process_lost_samples;
 	rep.tool.namespaces = perf_event__process_namespaces;
 
+	/* findings are symbolized after the replay, when the workload has exited */
+	symbol_conf.keep_exited_threads = true;
 	data.path = input;
 	rep.session = perf_session__new(&data, &rep.tool);
 	if (IS_ERR(rep.session)) {
@@ -777,6 +853,10 @@ static int refcnt__report(int argc, const char **argv)
 	ret = refcnt_findings__sort(&rep.findings);
 	if (ret)
 		goto out;
+	if (field_sep) {
+		refcnt__print_findings_sep(&rep, field_sep);
+		goto out;
+	}
 	if (!rep.quiet)
 		refcnt__print_header(&rep, input);
 	refcnt__print_findings(&rep);

@@ -132,6 +132,20 @@ static u64 decoder__caller(struct refcnt_decoder *d, struct perf_sample *sample,
 	return key;
 }
 
+/*
+ * The functions of the frames above the call site, for the pairing engine:
+ * the site is the first frame of a return or inlined probe, the second of an
+ * entry probe (whose first is the probed function).
+ */
+static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
+			struct refcnt_event *ev, u32 site_frame)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(&d->stacks, ev->stack);
+
+	for (u32 i = 0; stack && i < REFCNT_UP_FRAMES && site_frame + 1 + i < stack->nr; i++)
+		ev->up[i] = decoder__caller(d, sample, stack->ips[site_frame + 1 + i], true);
+}
+
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample)
 {
 	struct ip_callchain *chain = sample->callchain;
@@ -181,5 +195,6 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	}
 	ev->caller = decoder__caller(d, sample, ev->site, return_address);
 	ev->stack = decoder__stack(d, sample);
+	decoder__up(d, sample, ev, re->site ? 1 : 0);
 	return 0;
 }

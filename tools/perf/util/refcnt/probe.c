@@ -393,9 +393,62 @@ static bool resolver__refcnt_access(struct refcnt_resolver *r __maybe_unused,
 }
 #endif
 
-static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *fn,
-				 Dwarf_Die *inl, const char *in_func)
+/* Does function @sp return a pointer to the structure of @type? */
+static bool resolver__returns_type(Dwarf_Die *sp, u8 type)
 {
+	Dwarf_Die ptr, st;
+	const char *name;
+
+	if (!die_get_real_type(sp, &ptr) || dwarf_tag(&ptr) != DW_TAG_pointer_type ||
+	    !die_get_real_type(&ptr, &st))
+		return false;
+	name = dwarf_diename(&st);
+	return name && !strcmp(name, refcnt_type_specs[type].struct_name);
+}
+
+/*
+ * An inlined constructor has no return of its own; the function it is
+ * inlined in does, and returns the new object when it returns the type
+ * (cpu_map__trim_new() returns what the inlined perf_cpu_map__alloc()
+ * made). Probe that return instead, once per function.
+ */
+static int resolver__add_outer_born(struct refcnt_resolver *r, struct refcnt_func *fn,
+				    Dwarf_Die *sp, bool *added)
+{
+	const char *name = dwarf_diename(sp);
+	struct refcnt_probe *p;
+	Dwarf_Addr entry;
+	u64 offset;
+
+	*added = false;
+	if (!sp || !name || !resolver__returns_type(sp, fn->type) || die_entrypc(sp, &entry) ||
+	    resolver__file_offset(r, entry, &offset))
+		return 0;
+	for (int i = 0; i < r->rp->nr; i++) {
+		if (r->rp->probes[i].vaddr == entry && r->rp->probes[i].op == REFCNT_OP__BORN) {
+			*added = true;	/* another copy in the same function */
+			return 0;
+		}
+	}
+	p = probes__add(&r->rp->probes, &r->rp->nr);
+	if (!p)
+		return -ENOMEM;
+	p->type = fn->type;
+	p->op = REFCNT_OP__BORN;
+	p->func = fn->name;
+	p->moved = true;
+	p->in_func = strdup(name);
+	p->vaddr = entry;
+	p->offset = offset;
+	p->obj.kind = REFCNT_LOC__RETVAL;
+	*added = true;
+	return 0;
+}
+
+static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *fn,
+				 Dwarf_Die *inl, Dwarf_Die *sp)
+{
+	const char *in_func = sp ? dwarf_diename(sp) : NULL;
 	struct refcnt_probe *p, tmp = { .live_offset = -1 };
 	Dwarf_Die param;
 	Dwarf_Addr entry, pc = 0;
@@ -404,6 +457,15 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 
 	if (die_entrypc(inl, &entry))
 		return 0;	/* no code left of this copy */
+
+	if (fn->op == REFCNT_OP__BORN) {
+		int err = resolver__add_outer_born(r, fn, sp, &ok);
+
+		if (err || ok) {
+			fn->found = true;
+			return err;
+		}
+	}
 
 	tmp.type = fn->type;
 	tmp.op = fn->op;
@@ -467,13 +529,13 @@ static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 }
 
 /* Walk one CU's DIEs, depth first, knowing the enclosing function. */
-static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, const char *in_func)
+static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, Dwarf_Die *sp)
 {
 	Dwarf_Die child;
 	int ret = 0;
 
 	do {
-		const char *fn_name = in_func;
+		Dwarf_Die *fn_die = sp;
 		struct refcnt_func *fn;
 
 		switch (dwarf_tag(die)) {
@@ -483,12 +545,12 @@ static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, const char 
 		case DW_TAG_subprogram:
 			if (!dwarf_hasattr(die, DW_AT_low_pc) && !dwarf_hasattr(die, DW_AT_ranges))
 				continue;	/* abstract or declaration */
-			fn_name = dwarf_diename(die);
+			fn_die = die;
 			break;
 		case DW_TAG_inlined_subroutine:
 			fn = resolver__find(r, dwarf_diename(die));
 			if (fn) {
-				ret = resolver__add_inlined(r, fn, die, in_func);
+				ret = resolver__add_inlined(r, fn, die, sp);
 				if (ret)
 					return ret;
 			}
@@ -500,7 +562,7 @@ static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, const char 
 		}
 
 		if (dwarf_child(die, &child) == 0) {
-			ret = resolver__walk(r, &child, fn_name);
+			ret = resolver__walk(r, &child, fn_die);
 			if (ret)
 				return ret;
 		}

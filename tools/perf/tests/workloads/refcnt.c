@@ -1,0 +1,215 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * perf test -w refcnt [clean|buggy]: the ground truth of perf refcnt.
+ *
+ * Calls perf's real refcount API (dso, map, maps, thread, nsinfo,
+ * perf_cpu_map) in the shapes perf uses: nested get/put, a get in one
+ * function and its put in another, a get on one thread and its put on
+ * another, objects freed and made again at a reused address, and map__get
+ * in its inlined form. "buggy" adds, per type, in functions of their own
+ * so that a report can name them:
+ *  - refcnt_<type>_leak: a get never put;
+ *  - refcnt_<type>_over_release: an extra put while a holder remains; the
+ *    holder's put then lands on the freed object (refcount_t refuses the
+ *    underflow, so the process survives);
+ *  - refcnt_<type>_use_after_put: a get on a freed object (refcount_t
+ *    refuses to increment 0).
+ * The last two need the refcount out of the 16 bytes malloc reuses in a
+ * free chunk: perf_cpu_map keeps it at offset 0, so it has the leak only.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/compiler.h>
+#include <perf/cpumap.h>
+
+#include "../tests.h"
+#include "../../util/dso.h"
+#include "../../util/map.h"
+#include "../../util/maps.h"
+#include "../../util/namespaces.h"
+#include "../../util/thread.h"
+
+/* a dso for the maps to point to */
+static struct dso *refcnt_map_dso;
+
+static struct dso *refcnt_dso_new(void)
+{
+	return dso__new("[refcnt workload]");
+}
+
+static struct map *refcnt_map_new(void)
+{
+	return map__new2(0x1000, refcnt_map_dso);
+}
+
+static struct maps *refcnt_maps_new(void)
+{
+	return maps__new(NULL);
+}
+
+static struct thread *refcnt_thread_new(void)
+{
+	return thread__new(getpid(), getpid());
+}
+
+static struct nsinfo *refcnt_nsinfo_new(void)
+{
+	return nsinfo__new(getpid());
+}
+
+static struct perf_cpu_map *refcnt_cpu_map_new(void)
+{
+	return perf_cpu_map__new("0");
+}
+
+/*
+ * The shapes of one type, as functions of their own. A macro makes them
+ * for each type so that each has its own name in the report.
+ */
+#define REFCNT_WORKLOAD_TYPE(name, type, get_fn, put_fn)			\
+static inline struct type *refcnt_##name##_get(struct type *obj)		\
+{										\
+	return get_fn(obj);							\
+}										\
+										\
+static inline void refcnt_##name##_put(struct type *obj)			\
+{										\
+	put_fn(obj);								\
+}										\
+										\
+static noinline void refcnt_##name##_nested(struct type *obj)			\
+{										\
+	refcnt_##name##_get(obj);						\
+	refcnt_##name##_get(obj);						\
+	refcnt_##name##_put(obj);						\
+	refcnt_##name##_put(obj);						\
+}										\
+										\
+static noinline struct type *refcnt_##name##_take(struct type *obj)		\
+{										\
+	return refcnt_##name##_get(obj);					\
+}										\
+										\
+static noinline void refcnt_##name##_drop(struct type *obj)			\
+{										\
+	refcnt_##name##_put(obj);						\
+}										\
+										\
+static void *refcnt_##name##_thread_put(void *obj)				\
+{										\
+	refcnt_##name##_drop(obj);						\
+	return NULL;								\
+}										\
+										\
+static noinline void refcnt_##name##_leak(struct type *obj)			\
+{										\
+	refcnt_##name##_get(obj);						\
+}										\
+										\
+static noinline void refcnt_##name##_over_release(struct type *obj)		\
+{										\
+	refcnt_##name##_put(obj);						\
+}										\
+										\
+static noinline void refcnt_##name##_use_after_put(struct type *obj)		\
+{										\
+	refcnt_##name##_get(obj);						\
+}										\
+										\
+static noinline int refcnt_##name##_clean(void)					\
+{										\
+	struct type *obj = refcnt_##name##_new(), *again;			\
+	pthread_t th;								\
+										\
+	if (!obj)								\
+		return -1;							\
+	refcnt_##name##_nested(obj);						\
+	refcnt_##name##_drop(refcnt_##name##_take(obj));			\
+	/* a get on this thread, its put on another */				\
+	if (pthread_create(&th, NULL, refcnt_##name##_thread_put,		\
+			   refcnt_##name##_take(obj)) ||			\
+	    pthread_join(th, NULL))						\
+		return -1;							\
+	refcnt_##name##_put(obj);						\
+	/* made again, most likely at the address just freed */			\
+	again = refcnt_##name##_new();						\
+	if (!again)								\
+		return -1;							\
+	refcnt_##name##_nested(again);						\
+	refcnt_##name##_put(again);						\
+	return 0;								\
+}										\
+										\
+static noinline int refcnt_##name##_buggy(bool freed_ok)			\
+{										\
+	struct type *obj = refcnt_##name##_new(), *held;			\
+										\
+	if (!obj)								\
+		return -1;							\
+	refcnt_##name##_leak(obj);						\
+	refcnt_##name##_put(obj);			/* the leak keeps it alive */ \
+	if (!freed_ok)								\
+		return 0;							\
+										\
+	obj = refcnt_##name##_new();						\
+	if (!obj)								\
+		return -1;							\
+	held = refcnt_##name##_take(obj);					\
+	refcnt_##name##_over_release(obj);					\
+	refcnt_##name##_put(obj);			/* frees it under the holder */ \
+	refcnt_##name##_drop(held);	/* the put on a freed object */		\
+										\
+	obj = refcnt_##name##_new();						\
+	if (!obj)								\
+		return -1;							\
+	refcnt_##name##_put(obj);						\
+	refcnt_##name##_use_after_put(obj);					\
+	return 0;								\
+}
+
+REFCNT_WORKLOAD_TYPE(dso, dso, dso__get, dso__put)
+REFCNT_WORKLOAD_TYPE(map, map, map__get, map__put)
+REFCNT_WORKLOAD_TYPE(maps, maps, maps__get, maps__put)
+REFCNT_WORKLOAD_TYPE(thread, thread, thread__get, thread__put)
+REFCNT_WORKLOAD_TYPE(nsinfo, nsinfo, nsinfo__get, nsinfo__put)
+REFCNT_WORKLOAD_TYPE(cpu_map, perf_cpu_map, perf_cpu_map__get, perf_cpu_map__put)
+
+static int refcnt(int argc, const char **argv)
+{
+	const char *mode = argc > 0 ? argv[0] : "clean";
+	bool buggy = !strcmp(mode, "buggy");
+	int err = 0;
+
+	if (!buggy && strcmp(mode, "clean")) {
+		fprintf(stderr, "usage: perf test -w %s [clean|buggy]\n", __func__);
+		return 1;
+	}
+
+	refcnt_map_dso = refcnt_dso_new();
+	if (!refcnt_map_dso)
+		return 1;
+
+	err |= refcnt_dso_clean();
+	err |= refcnt_map_clean();
+	err |= refcnt_maps_clean();
+	err |= refcnt_thread_clean();
+	err |= refcnt_nsinfo_clean();
+	err |= refcnt_cpu_map_clean();
+
+	if (buggy) {
+		err |= refcnt_dso_buggy(true);
+		err |= refcnt_map_buggy(true);
+		err |= refcnt_maps_buggy(true);
+		err |= refcnt_thread_buggy(true);
+		err |= refcnt_nsinfo_buggy(true);
+		err |= refcnt_cpu_map_buggy(false);
+	}
+
+	dso__put(refcnt_map_dso);
+	return err ? 1 : 0;
+}
+
+DEFINE_WORKLOAD(refcnt);
