@@ -635,8 +635,9 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 
 /*
  * One line per group, fields separated by @sep, for scripts and tests:
- * finding, type, refs, objects, site function, uncertain (0/1), and the
- * function of the other put (the one that freed it) or "-".
+ * finding, type, refs, objects, site function, uncertain (0/1), the
+ * function of the other put (the one that freed it) or "-", and the
+ * address of the group's first object.
  */
 static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *sep)
 {
@@ -650,9 +651,10 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 			refcnt__ref_func(rep, &g->other, other, sizeof(other));
 		else
 			snprintf(other, sizeof(other), "-");
-		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s\n",
+		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "\n",
 		       refcnt__kind_label(g->kind), sep, refcnt_type_specs[g->type].name, sep,
-		       g->refs, sep, g->objects, sep, site, sep, g->uncertain, sep, other);
+		       g->refs, sep, g->objects, sep, site, sep, g->uncertain, sep, other,
+		       sep, g->obj);
 	}
 }
 

@@ -8,6 +8,9 @@
 
 set -u
 
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+
 err=0
 tmpdir=$(mktemp -d /tmp/perf-test-refcnt-record.XXXXXX)
 perf=$(command -v perf)
@@ -138,7 +141,8 @@ test_inline_coverage
 test_live_refcounts
 test_only_workload
 
-if grep -q '^[pr]:refcnt_' /sys/kernel/tracing/uprobe_events 2> /dev/null; then
-	fail "uprobes left behind: $(grep '^[pr]:refcnt_' /sys/kernel/tracing/uprobe_events | head -n 2)"
+leftovers=$(refcnt_leftovers)
+if [ -n "$leftovers" ]; then
+	fail "uprobes left behind: $leftovers"
 fi
 exit $err

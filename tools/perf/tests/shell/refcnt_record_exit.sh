@@ -8,6 +8,9 @@
 
 set -u
 
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+
 err=0
 tmpdir=$(mktemp -d /tmp/perf-test-refcnt-exit.XXXXXX)
 perf=$(command -v perf)
@@ -55,10 +58,10 @@ wait_installed() {
 
 perf refcnt record -x "$perf" -o "$tmpdir/n.data" -- true > /dev/null 2>&1 ||
 	fail "normal exit: exit code $?"
-grep -q '^[pr]:refcnt_' $events && fail "normal exit: uprobes left behind"
+[ -n "$(refcnt_leftovers)" ] && fail "normal exit: uprobes left behind: $(refcnt_leftovers)"
 
 perf refcnt record -o "$tmpdir/f.data" -- "$perf" report -i /nonexistent > /dev/null 2>&1
-grep -q '^[pr]:refcnt_' $events && fail "failing workload: uprobes left behind"
+[ -n "$(refcnt_leftovers)" ] && fail "failing workload: uprobes left behind: $(refcnt_leftovers)"
 
 for sig in INT TERM KILL HUP; do
 	perf refcnt record -o "$tmpdir/$sig.data" -- "$perf" test -w noploop 20 \

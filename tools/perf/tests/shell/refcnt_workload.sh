@@ -9,6 +9,9 @@
 
 set -u
 
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+
 err=0
 tmpdir=$(mktemp -d /tmp/perf-test-refcnt-workload.XXXXXX)
 
@@ -77,7 +80,8 @@ if record buggy; then
 	fi
 fi
 
-if grep -q '^[pr]:refcnt_' /sys/kernel/tracing/uprobe_events 2> /dev/null; then
-	fail "uprobes left behind"
+leftovers=$(refcnt_leftovers)
+if [ -n "$leftovers" ]; then
+	fail "uprobes left behind: $leftovers"
 fi
 exit $err
