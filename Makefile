@@ -6,6 +6,7 @@
 #   make          build build/perf
 #   make run      set up, build, and audit a `perf report` run (the main job)
 #   make check    set up, build, lint and run every test
+#   make bench    what an audit costs: target slowdown, report speed
 #   make lint     checkpatch --strict on every C file we add
 #   make clean    remove build/
 
@@ -38,10 +39,13 @@ run: build
 check: build
 	@scripts/run-tests.sh $(PERF)
 
+bench: build
+	@scripts/bench.sh $(PERF)
+
 lint: prepare
 	@scripts/lint.sh $(SRC)/scripts/checkpatch.pl
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build run check lint clean
+.PHONY: all deps prepare build run check bench lint clean

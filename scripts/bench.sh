@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make bench: what an audit costs, measured against its natural anchors in
+# one run (this machine drifts: compare only within a run).
+#
+# W1 is perf report --stdio on a perf.data recorded here from perf test -w
+# workloads. Each row is the median of REPS runs.
+#   target: bare; under the uprobes counting only (perf refcnt record
+#   --count: perf stat on the same probes, the floor); under perf refcnt
+#   record with full user callchains (the default) and call-site only (-g no)
+#   report: perf refcnt report --stdio vs perf script on the same recording
+#
+# Usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]
+set -euo pipefail
+
+perf=$(realpath "${1:?usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]}")
+freq=${2:-4000}
+secs=${3:-1}
+reps=${4:-3}
+dir=$(mktemp -d /tmp/perf-refcnt-bench.XXXXXX)
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+
+# wall seconds and peak RSS (KiB) of a command: "secs kib"
+measure() {
+	/usr/bin/time -f '%e %M' -o "$dir/time" "$@" > /dev/null 2> "$dir/stderr" || {
+		echo "bench: '$*' failed: $(tail -n 2 "$dir/stderr")" >&2
+		exit 1
+	}
+	cat "$dir/time"
+}
+
+# median of REPS runs: "secs kib"
+median() {
+	for _ in $(seq "$reps"); do measure "$@"; done |
+		sort -n | awk -v n="$reps" 'NR == int((n + 1) / 2) { print }'
+}
+
+echo "# making W1: perf record -F $freq -g -- perf test -w noploop $secs"
+"$perf" record -q -F "$freq" -g -o w1.data -- "$perf" test -w noploop "$secs" > /dev/null 2>&1
+w1=("$perf" report --stdio -i "$dir/w1.data")
+
+bare=$(median "${w1[@]}")
+floor=$(median "$perf" refcnt record --count -o floor.csv -- "${w1[@]}")
+events=$(grep -v '^#' floor.csv | awk -F, 'NF > 2 { n += $1 } END { print n + 0 }')
+full=$(median "$perf" refcnt record -o full.data -- "${w1[@]}")
+site=$(median "$perf" refcnt record -g no -o site.data -- "${w1[@]}")
+
+lost() {
+	"$perf" refcnt report -i "$1" --stdio 2> /dev/null |
+		sed -n 's/^# events: .*lost: \([0-9]*\) events, \([0-9]*\) samples.*/\1 \2/p' |
+		awk '{ print $1 + $2 }'
+}
+
+report=$(median "$perf" refcnt report --stdio -i full.data)
+script=$(median "$perf" script -i full.data)
+
+awk -v bare="$bare" -v floor="$floor" -v full="$full" -v site="$site" \
+    -v report="$report" -v script="$script" -v events="$events" \
+    -v full_size="$(stat -c %s full.data)" -v site_size="$(stat -c %s site.data)" \
+    -v full_lost="$(lost full.data)" -v site_lost="$(lost site.data)" \
+    -v reps="$reps" -v nproc="$(nproc)" -v kernel="$(uname -r)" '
+function s(x) { split(x, a, " "); return a[1] }
+function kb(x) { split(x, a, " "); return a[2] }
+BEGIN {
+	printf "perf refcnt bench: W1 = perf report --stdio, %d refcount events; median of %d runs; %d cpus, kernel %s\n\n",
+	       events, reps, nproc, kernel
+	printf "| %-34s | %8s | %9s | %11s | %6s |\n", "target run", "wall s", "x floor", "bytes/event", "lost"
+	printf "|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------", "-----------", "-------------", "--------"
+	printf "| %-34s | %8.2f | %9.2f | %11s | %6s |\n", "bare", s(bare), s(bare) / s(floor), "-", "-"
+	printf "| %-34s | %8.2f | %9.2f | %11s | %6s |\n", "uprobes counting only (floor)", s(floor), 1, "-", "-"
+	printf "| %-34s | %8.2f | %9.2f | %11.2f | %6d |\n", "refcnt record (full callchains)", s(full), s(full) / s(floor), full_size / events, full_lost
+	printf "| %-34s | %8.2f | %9.2f | %11.2f | %6d |\n", "refcnt record -g no (call site)", s(site), s(site) / s(floor), site_size / events, site_lost
+	printf "\n| %-34s | %8s | %12s | %12s |\n", "reading the recording", "wall s", "events/s", "peak RSS MiB"
+	printf "|%s|%s|%s|%s|\n", "------------------------------------", "----------", "--------------", "--------------"
+	printf "| %-34s | %8.2f | %12.0f | %12.1f |\n", "perf refcnt report --stdio", s(report), events / s(report), kb(report) / 1024
+	printf "| %-34s | %8.2f | %12.0f | %12.1f |\n", "perf script", s(script), events / s(script), kb(script) / 1024
+	printf "| %-34s | %8.2f | %12.2f | %12.2f |\n", "report / script", s(report) / s(script), s(script) / s(report), kb(report) / kb(script)
+}'
