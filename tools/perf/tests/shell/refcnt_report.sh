@@ -1,11 +1,12 @@
 #!/bin/bash
-# refcnt report: header totals, and every object alive at exit in a leak group (exclusive)
+# refcnt report: real perf commands: totals, no mismatch, objects alive at exit listed (exclusive)
 # SPDX-License-Identifier: GPL-2.0
 #
-# perf refcnt report on real recordings (perf report --stdio, the buggy
-# workload): it completes, prints its header totals, and every object that
-# perf script shows alive at the end (born or first seen, never freed) is
-# listed as leaked or owned at exit.
+# perf refcnt report on recordings of real perf commands (perf report
+# --stdio, perf script, perf record -- true) and of the buggy workload: it
+# completes, prints its header totals, finds no model mismatch (no missed
+# get or put), and every object that perf script shows alive at the end
+# (born or first seen, never freed) is listed as leaked or owned at exit.
 
 set -u
 
@@ -52,6 +53,11 @@ check() {
 		grep -qE "$total" "$tmpdir/$name.out" || fail "$name: no header line '$total'"
 	done
 
+	if perf refcnt report -i "$data" -x, 2> /dev/null | grep -q '^mismatch,'; then
+		fail "$name: model mismatch: a get or put was not seen"
+		perf refcnt report -i "$data" -x, | grep '^mismatch,' | head -n 3
+	fi
+
 	alive_at_end "$data" > "$tmpdir/$name.alive"
 	perf refcnt report -i "$data" -x, -s type,object 2> /dev/null |
 		awk -F, '$1 == "leak" || $1 == "owned at exit" { print $2, $8 }' |
@@ -67,6 +73,14 @@ perf record -q -o "$tmpdir/w.data" -- perf test -w noploop 1 > /dev/null 2>&1
 perf refcnt record -o "$tmpdir/report.data" -- perf report --stdio -i "$tmpdir/w.data" \
 	> /dev/null 2>&1 || fail "recording perf report failed"
 check "perf report" "$tmpdir/report.data"
+
+perf refcnt record -o "$tmpdir/script.data" -- perf script -i "$tmpdir/w.data" \
+	> /dev/null 2>&1 || fail "recording perf script failed"
+check "perf script" "$tmpdir/script.data"
+
+perf refcnt record -o "$tmpdir/record.data" -- perf record -q -o "$tmpdir/true.data" -- true \
+	> /dev/null 2>&1 || fail "recording perf record failed"
+check "perf record" "$tmpdir/record.data"
 
 perf refcnt record -o "$tmpdir/buggy.data" -- perf test -w refcnt buggy > /dev/null 2>&1 ||
 	fail "recording the buggy workload failed"
