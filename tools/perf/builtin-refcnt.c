@@ -493,8 +493,16 @@ static void refcnt__fprintf_stack(struct refcnt_report *rep, FILE *fp, u32 id,
 static void refcnt__finding(const struct refcnt_finding *f, void *priv)
 {
 	struct refcnt_report *rep = priv;
+	const struct refcnt_ref *site = refcnt_finding__site(f);
+	struct thread *thread;
+	const char *comm = NULL;
 
-	if (refcnt_findings__add(&rep->findings, f))
+	thread = machine__find_thread(&rep->session->machines.host, -1, site->tid);
+	if (thread) {
+		comm = thread__comm_str(thread);
+		thread__put(thread);
+	}
+	if (refcnt_findings__add(&rep->findings, f, comm))
 		rep->err = -ENOMEM;
 }
 
@@ -636,8 +644,8 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 /*
  * One line per group, fields separated by @sep, for scripts and tests:
  * finding, type, refs, objects, site function, uncertain (0/1), the
- * function of the other put (the one that freed it) or "-", and the
- * address of the group's first object.
+ * function of the other put (the one that freed it) or "-", the address
+ * of the group's first object, and the command of its thread.
  */
 static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *sep)
 {
@@ -651,10 +659,10 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 			refcnt__ref_func(rep, &g->other, other, sizeof(other));
 		else
 			snprintf(other, sizeof(other), "-");
-		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "\n",
+		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "%s%s\n",
 		       refcnt__kind_label(g->kind), sep, refcnt_type_specs[g->type].name, sep,
 		       g->refs, sep, g->objects, sep, site, sep, g->uncertain, sep, other,
-		       sep, g->obj);
+		       sep, g->obj, sep, g->comm ?: "-");
 	}
 }
 
@@ -747,7 +755,7 @@ static int refcnt__report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "stdio", &stdio, "use the stdio interface"),
 	OPT_STRING('t', "type", &types, "type[,type...]", "only these types"),
 	OPT_STRING('s', "sort", &sort, "key[,key...]",
-		   "group findings by: type, site, object (default: type,site)"),
+		   "group findings by: type, site, object, comm (default: type,site)"),
 	OPT_BOOLEAN('g', "call-graph", &rep.full_callchain, "show whole callchains"),
 	OPT_STRING(0, "history", &history, "addr",
 		   "show every operation on the object at addr, paired"),
@@ -769,7 +777,7 @@ static int refcnt__report(int argc, const char **argv)
 		return -EINVAL;
 	}
 	if (refcnt_findings__init(&rep.findings, sort)) {
-		pr_err("Unknown --sort '%s': use keys of type, site, object\n", sort);
+		pr_err("Unknown --sort '%s': use keys of type, site, object, comm\n", sort);
 		return -EINVAL;
 	}
 

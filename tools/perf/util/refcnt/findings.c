@@ -3,6 +3,7 @@
  * Group the findings of the pairing engine for the user.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
@@ -16,6 +17,7 @@
 struct group_key {
 	u64	site;
 	u64	obj;
+	const char *comm;
 	u8	kind;
 	u8	type;
 	u8	uncertain;
@@ -25,7 +27,8 @@ static size_t key__hash(long key, void *ctx __maybe_unused)
 {
 	const struct group_key *k = (const struct group_key *)key;
 
-	return (k->site * 31 + k->obj) * 31 + ((k->kind << 16) | (k->type << 8) | k->uncertain);
+	return ((k->site * 31 + k->obj) * 31 + (uintptr_t)k->comm) * 31 +
+	       ((k->kind << 16) | (k->type << 8) | k->uncertain);
 }
 
 static bool key__equal(long a, long b, void *ctx __maybe_unused)
@@ -33,7 +36,8 @@ static bool key__equal(long a, long b, void *ctx __maybe_unused)
 	const struct group_key *ka = (const struct group_key *)a;
 	const struct group_key *kb = (const struct group_key *)b;
 
-	return ka->site == kb->site && ka->obj == kb->obj && ka->kind == kb->kind &&
+	return ka->site == kb->site && ka->obj == kb->obj && ka->comm == kb->comm &&
+	       ka->kind == kb->kind &&
 	       ka->type == kb->type && ka->uncertain == kb->uncertain;
 }
 
@@ -43,6 +47,7 @@ int refcnt_findings__init(struct refcnt_findings *f, const char *sort)
 		[REFCNT_SORT__TYPE] = "type",
 		[REFCNT_SORT__SITE] = "site",
 		[REFCNT_SORT__OBJECT] = "object",
+		[REFCNT_SORT__COMM] = "comm",
 	};
 	char *copy, *tok, *saveptr = NULL;
 	int err = 0;
@@ -96,7 +101,8 @@ const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *findi
 	return &finding->ref;
 }
 
-int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding *finding)
+int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding *finding,
+			 const char *comm)
 {
 	const struct refcnt_ref *site = refcnt_finding__site(finding);
 	struct group_key key = {
@@ -111,6 +117,8 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		key.site = site->site;
 	if (f->sort_by[REFCNT_SORT__OBJECT])
 		key.obj = finding->obj;
+	if (f->sort_by[REFCNT_SORT__COMM])
+		key.comm = comm;
 
 	if (finding->uncertain)
 		f->uncertain++;
@@ -131,6 +139,7 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		g->uncertain = finding->uncertain;
 		g->ref = *site;
 		g->obj = finding->obj;
+		g->comm = comm;
 		g->expected = finding->expected;
 		g->live = finding->live;
 		if (finding->kind == REFCNT_FINDING__DOUBLE_PUT ||

@@ -19,6 +19,7 @@ enum refcnt_sort_key {
 	REFCNT_SORT__TYPE,
 	REFCNT_SORT__SITE,
 	REFCNT_SORT__OBJECT,
+	REFCNT_SORT__COMM,
 	REFCNT_SORT__MAX,
 };
 
@@ -30,6 +31,7 @@ struct refcnt_group {
 	struct refcnt_ref other;	/* freeing put, for double put/uap */
 	bool		has_other;
 	u64		obj;		/* first object */
+	const char	*comm;		/* command of the first finding's thread */
 	u64		refs;		/* findings (references) in the group */
 	u64		objects;	/* distinct lifetimes */
 	u64		last_obj, last_gen;
@@ -45,11 +47,16 @@ struct refcnt_findings {
 	u64			uncertain;
 };
 
-/* @sort: "type,site,object" keys that make a group, NULL for type,site */
+/* @sort: "type,site,object,comm" keys that make a group, NULL for type,site */
 int refcnt_findings__init(struct refcnt_findings *f, const char *sort);
 void refcnt_findings__exit(struct refcnt_findings *f);
 
-int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding *finding);
+/*
+ * @comm: the command of the thread of the finding's site, a string that
+ * lives as long as the findings (perf's interned comm strings do), or NULL.
+ */
+int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding *finding,
+			 const char *comm);
 
 /* Sort the groups: bugs first, then by references, objects and site. */
 int refcnt_findings__sort(struct refcnt_findings *f);
