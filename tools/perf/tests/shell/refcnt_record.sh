@@ -44,17 +44,21 @@ type_op() {
 }
 
 test_counts() {
-	if ! perf refcnt record -o "$tmpdir/r.data" -- "${workload[@]}" \
-		> /dev/null 2> "$tmpdir/record.err"; then
-		fail "record exited $?: $(tail -n 3 "$tmpdir/record.err")"
+	local rc
+
+	perf refcnt record -o "$tmpdir/r.data" -- "${workload[@]}" > /dev/null 2> "$tmpdir/record.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "record exited $rc: $(tail -n 3 "$tmpdir/record.err")"
 		return
 	fi
 	perf script -i "$tmpdir/r.data" -F event 2> /dev/null | type_op | sort | uniq -c |
 		awk '{ print $2, $1 }' > "$tmpdir/script.counts"
 
-	if ! perf refcnt record --count -o "$tmpdir/stat.csv" -- "${workload[@]}" \
-		> /dev/null 2>&1; then
-		fail "record --count exited $?"
+	perf refcnt record --count -o "$tmpdir/stat.csv" -- "${workload[@]}" > /dev/null 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "record --count exited $rc"
 		return
 	fi
 	grep -v '^#' "$tmpdir/stat.csv" | awk -F, 'NF > 2 && $1 > 0 { print $3, $1 }' |

@@ -40,11 +40,13 @@ findings() {
 }
 
 record() {
-	local mode=$1
+	local mode=$1 rc
 
-	if ! perf refcnt record -o "$tmpdir/$mode.data" -- perf test -w refcnt "$mode" \
-		> /dev/null 2> "$tmpdir/$mode.err"; then
-		fail "$mode: record exited $?: $(tail -n 2 "$tmpdir/$mode.err")"
+	perf refcnt record -o "$tmpdir/$mode.data" -- perf test -w refcnt "$mode" \
+		> /dev/null 2> "$tmpdir/$mode.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$mode: record exited $rc: $(tail -n 2 "$tmpdir/$mode.err")"
 		return 1
 	fi
 	findings "$tmpdir/$mode.data" > "$tmpdir/$mode.found"
