@@ -6,6 +6,7 @@
 #include <linux/kernel.h>
 
 #include "tests.h"
+#include "refcnt-tests.h"
 #include "debug.h"
 #include "util/refcnt/spec.h"
 
@@ -58,6 +59,19 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 
 static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt type specs and --type parsing", refcnt_type_specs),
+	TEST_CASE("refcnt pairing: balanced use, no findings", refcnt_pairing_balanced),
+	TEST_CASE("refcnt pairing: leak, puts released by caller", refcnt_pairing_leak),
+	TEST_CASE("refcnt pairing: double put after the free", refcnt_pairing_double_put),
+	TEST_CASE("refcnt pairing: over-release, holder left", refcnt_pairing_over_release),
+	TEST_CASE("refcnt pairing: over-release, none left", refcnt_pairing_over_release_live),
+	TEST_CASE("refcnt pairing: use after put", refcnt_pairing_use_after_put),
+	TEST_CASE("refcnt pairing: address reuse across generations", refcnt_pairing_address_reuse),
+	TEST_CASE("refcnt pairing: threads, out of order then sorted", refcnt_pairing_threads),
+	TEST_CASE("refcnt pairing: object born before recording", refcnt_pairing_born_before),
+	TEST_CASE("refcnt pairing: lost events, uncertain", refcnt_pairing_lost),
+	TEST_CASE("refcnt pairing: mismatch, then resync", refcnt_pairing_mismatch),
+	TEST_CASE("refcnt pairing: --history steps of one object", refcnt_pairing_follow),
+	TEST_CASE("refcnt pairing: nested births, missed dies", refcnt_pairing_rebirth),
 	{ .name = NULL, }
 };
 

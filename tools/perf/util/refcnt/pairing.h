@@ -13,15 +13,31 @@
  * and an address reborn after it died starts the next generation, so reused
  * addresses never mix. An object first seen at a get or put (born before
  * recording, or by a path that was not probed) starts from its recorded live
- * refcount, with references of unknown origin.
+ * refcount, with references of unknown origin (one if the count was not read).
+ * A get or put on a dead lifetime reading a live count above what the gets
+ * since its death added is such a birth too: freed objects read zero.
+ *
+ * A birth on a live lifetime whose only event is its birth, on the same
+ * thread, is a constructor returning what an inner one made (dso__new and
+ * dso__new_id): the birth moves to the outer call site. Any other birth on a
+ * live lifetime, or an operation of another type at its address, ends it as
+ * if its free had been seen (stats.missed_dies) and starts the next.
  *
  * Pairing: without a cookie per reference (ref_tracker, RC_CHK) the put that
  * releases a given reference cannot be known for sure. The engine is exact
  * where the history leaves one choice; otherwise it prefers, in order, an
- * outstanding reference taken in the same calling function as the put
- * (matching @caller, GNOME Camel's "same caller frames" rule), then the most
- * recent one taken by the same thread, then the most recent one; the pair's
- * confidence says which rule decided.
+ * outstanding reference taken in the put's calling function, or in a call
+ * made from it (the put's @caller found in the reference's @caller or @up
+ * frames, closest first, a birth before a get: GNOME Camel's "same caller
+ * frames" rule), then the most recent one taken by the same thread, then the
+ * most recent one; the pair's confidence says which rule decided.
+ *
+ * A get on a dead lifetime is a use after put, not a resurrection; the put
+ * that balances it is not reported again as a double put.
+ *
+ * Memory grows with live objects and their outstanding references, plus a
+ * fixed summary per freed address (the put that freed it, the likely extra
+ * put) kept until the address is reborn; never with the number of events.
  */
 
 #include <limits.h>
@@ -31,6 +47,7 @@
 #include "spec.h"
 
 #define REFCNT_LIVE_UNKNOWN	INT_MIN	/* the live refcount could not be read */
+#define REFCNT_UP_FRAMES	3	/* caller frames above the call site kept */
 
 /* One refcount operation, as decoded from a sample. */
 struct refcnt_event {
@@ -42,6 +59,7 @@ struct refcnt_event {
 	u64	caller;		/* key of the function holding @site (e.g. its
 				 * symbol's start), 0 if unknown
 				 */
+	u64	up[REFCNT_UP_FRAMES];	/* keys of the functions above it */
 	u32	stack;		/* interned callchain id, 0 if none */
 	u32	tid;
 	s32	live;		/* live refcount before the op (after it for
@@ -56,11 +74,15 @@ struct refcnt_ref {
 	u64	time;
 	u64	site;
 	u64	caller;
+	u64	up[REFCNT_UP_FRAMES];
 	u32	stack;
 	u32	tid;
 	u8	op;		/* REFCNT_OP__BORN or __GET for a reference,
 				 * __PUT/__DIES for a release; REFCNT_OP__MAX
-				 * for a reference of unknown origin
+				 * for a reference of unknown origin, whose
+				 * other fields are those of the event where
+				 * the engine learnt of it (first seen, or
+				 * resynced to the live refcount)
 				 */
 };
 
@@ -102,28 +124,41 @@ struct refcnt_finding {
 	 */
 	struct refcnt_ref ref;
 	/*
-	 * DOUBLE_PUT, USE_AFTER_PUT: the put that freed the lifetime.
+	 * DOUBLE_PUT, USE_AFTER_PUT: the put that freed the lifetime (its
+	 * last put before dies), or the dies itself (op REFCNT_OP__DIES) when
+	 * no put of that lifetime was seen. Zero for the other kinds.
 	 * OVER_RELEASE, DOUBLE_PUT: @culprit is the earliest put of the
-	 * lifetime that matched no reference taken in its calling function
-	 * (the likely extra put), when there is one; has_culprit says so.
+	 * lifetime that was neither the only choice (EXACT) nor matched a
+	 * reference taken in its calling function (the likely extra put),
+	 * when there is one; has_culprit says so.
 	 */
 	struct refcnt_ref other;
 	struct refcnt_ref culprit;
 	bool	has_culprit;
 	int	expected;	/* MISMATCH: references we counted */
-	int	live;		/* MISMATCH: the recorded live refcount */
+	int	live;		/* MISMATCH: the recorded live refcount (0 at
+				 * a dies that did not read it)
+				 */
 	bool	uncertain;	/* the lifetime was live across a lost-events
-				 * window, or its start was not seen: not to be
-				 * reported as a bug
+				 * window, or its start was not seen and either
+				 * its live count was not read or events had
+				 * been lost; for DOUBLE_PUT and USE_AFTER_PUT
+				 * also: events were lost since it died (the
+				 * rebirth may be among them). Not to be
+				 * reported as a bug; never set on MISMATCH,
+				 * which uncertain lifetimes do not report.
 				 */
 };
 
 /* One step of one object's history, for perf refcnt report --history. */
 struct refcnt_step {
-	const struct refcnt_event *ev;
-	u64	generation;
-	int	before;		/* references we counted before the op */
-	int	after;
+	const struct refcnt_event *ev;	/* the event fed, valid in the callback */
+	u64	generation;	/* of the lifetime the event went to */
+	int	before;		/* references we counted before the op: for an
+				 * object first seen, the inferred ones; before
+				 * a resync to the live refcount for MISMATCH
+				 */
+	int	after;		/* 0 once dead */
 	/* for a put: the reference it released and how sure that is */
 	struct refcnt_ref paired;
 	enum refcnt_confidence confidence;
@@ -136,11 +171,19 @@ struct refcnt_engine_stats {
 	u64	live_lifetimes;
 	u64	findings[REFCNT_FINDING__MAX];
 	u64	lost_windows;
-	u64	out_of_order;	/* events older than the previous one */
+	u64	out_of_order;	/* events older than one fed before them */
+	u64	uncertain;	/* findings delivered with uncertain set */
+	u64	missed_dies;	/* lifetimes ended by a new one at their
+				 * address, their dies not seen
+				 */
 };
 
 struct refcnt_engine;
 
+/*
+ * Callbacks get pointers valid only during the call: copy what is kept.
+ * Either may be NULL.
+ */
 struct refcnt_engine_ops {
 	/* every finding, as soon as it is known (leaks at refcnt_engine__end) */
 	void (*finding)(const struct refcnt_finding *f, void *priv);
@@ -148,14 +191,20 @@ struct refcnt_engine_ops {
 	void (*step)(const struct refcnt_step *s, void *priv);
 };
 
-struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops,
-					  void *priv);
+struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, void *priv);
 void refcnt_engine__delete(struct refcnt_engine *engine);
 
-/* Report every step of the object at @obj (all its generations). */
+/*
+ * Report every step of the object at @obj (all its generations) from now
+ * on: call it before feeding events. Returns 0 or -ENOMEM.
+ */
 int refcnt_engine__follow(struct refcnt_engine *engine, u64 obj);
 
-/* Feed one operation; events must come in timestamp order. */
+/*
+ * Feed one operation; events must come in timestamp order (older ones are
+ * counted in stats.out_of_order and processed as they come). Operations on
+ * NULL are ignored. Returns 0, -EINVAL for a bad op or type, or -ENOMEM.
+ */
 int refcnt_engine__event(struct refcnt_engine *engine,
 			 const struct refcnt_event *ev);
 
@@ -165,7 +214,10 @@ int refcnt_engine__event(struct refcnt_engine *engine,
  */
 void refcnt_engine__lost(struct refcnt_engine *engine, u64 time, u64 nr);
 
-/* End of the stream: report what is still outstanding. */
+/*
+ * End of the stream: report what is still outstanding, lifetime by lifetime
+ * in the order they started. Only the first call reports.
+ */
 void refcnt_engine__end(struct refcnt_engine *engine);
 
 const struct refcnt_engine_stats *

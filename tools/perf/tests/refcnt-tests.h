@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_TESTS_REFCNT_H
+#define __PERF_TESTS_REFCNT_H
+
+/* The cases of the "perf refcnt" suite that live outside tests/refcnt.c. */
+
+struct test_suite;
+
+/* tests/refcnt-pairing.c: the pairing engine on synthetic streams */
+int test__refcnt_pairing_balanced(struct test_suite *test, int subtest);
+int test__refcnt_pairing_leak(struct test_suite *test, int subtest);
+int test__refcnt_pairing_double_put(struct test_suite *test, int subtest);
+int test__refcnt_pairing_over_release(struct test_suite *test, int subtest);
+int test__refcnt_pairing_over_release_live(struct test_suite *test, int subtest);
+int test__refcnt_pairing_use_after_put(struct test_suite *test, int subtest);
+int test__refcnt_pairing_address_reuse(struct test_suite *test, int subtest);
+int test__refcnt_pairing_threads(struct test_suite *test, int subtest);
+int test__refcnt_pairing_born_before(struct test_suite *test, int subtest);
+int test__refcnt_pairing_lost(struct test_suite *test, int subtest);
+int test__refcnt_pairing_mismatch(struct test_suite *test, int subtest);
+int test__refcnt_pairing_follow(struct test_suite *test, int subtest);
+int test__refcnt_pairing_rebirth(struct test_suite *test, int subtest);
+
+#endif /* __PERF_TESTS_REFCNT_H */

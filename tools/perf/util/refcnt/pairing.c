@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The pairing engine of perf refcnt: see pairing.h for what it does.
+ *
+ * One struct refcnt_object per address ever seen, in a hashmap: the
+ * generation of its current (or last) lifetime and, once it died, what the
+ * findings on a later put or get need (the put that freed it, the likely
+ * extra put). The references of a live lifetime are in a struct
+ * refcnt_lifetime, freed when it dies: an array of the references taken by
+ * a birth or a get, oldest first, and a count of those of unknown origin.
+ * Live lifetimes are also on a list, oldest first, so that a lost-events
+ * window and the end of the stream visit only them, in a stable order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/err.h>
+#include <linux/kernel.h>
+#include <linux/list.h>
+#include <linux/zalloc.h>
+#include <tools/libc_compat.h>
+
+#include "../hashmap.h"
+#include "pairing.h"
+
+struct refcnt_object;
+
+struct refcnt_lifetime {
+	struct list_head	node;		/* in engine->live, oldest first */
+	struct refcnt_object	*object;
+	struct refcnt_ref	*refs;		/* births and gets outstanding, oldest first */
+	u32			nr;
+	u32			alloc;
+	u32			unknown;	/* references of unknown origin outstanding */
+	struct refcnt_ref	unknown_ref;	/* where we learnt of the first of them */
+	/* a disagreement with the live refcount, until the next read */
+	struct refcnt_ref	pending_ref;
+	int			pending_expected;
+	int			pending_live;
+	bool			pending;
+	bool			mismatched;	/* a mismatch was reported */
+	bool			only_born;	/* no event but its birth yet */
+};
+
+struct refcnt_object {
+	u64			obj;
+	u64			generation;	/* 0: never seen */
+	struct refcnt_lifetime	*live;		/* NULL unless live */
+	/*
+	 * Live: the last put. Dead: the put that freed it, or the dies if
+	 * no put was seen (has_release is then true).
+	 */
+	struct refcnt_ref	release;
+	struct refcnt_ref	culprit;	/* earliest put not EXACT nor SAME_CALLER */
+	u64			lost_at_death;	/* engine's lost windows when it died */
+	u32			dead_gets;	/* gets after death not yet put */
+	u8			type;
+	bool			dead;		/* died, summary valid until reborn */
+	bool			uncertain;
+	bool			has_release;
+	bool			has_culprit;
+	bool			followed;
+};
+
+struct refcnt_engine {
+	struct refcnt_engine_ops ops;
+	void			*priv;
+	struct hashmap		*objects;	/* address -> struct refcnt_object */
+	struct hashmap		*follow;	/* addresses followed -> 1 */
+	struct list_head	live;		/* struct refcnt_lifetime, by start */
+	struct refcnt_engine_stats stats;
+	u64			last_time;
+	bool			ended;
+};
+
+static const char * const finding_names[REFCNT_FINDING__MAX] = {
+	[REFCNT_FINDING__LEAK]		= "leak",
+	[REFCNT_FINDING__OWNED_AT_EXIT]	= "owned at exit",
+	[REFCNT_FINDING__OVER_RELEASE]	= "over-release",
+	[REFCNT_FINDING__DOUBLE_PUT]	= "double put",
+	[REFCNT_FINDING__USE_AFTER_PUT]	= "use after put",
+	[REFCNT_FINDING__MISMATCH]	= "mismatch",
+};
+
+static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
+	[REFCNT_PAIR__EXACT]		= "exact",
+	[REFCNT_PAIR__SAME_CALLER]	= "same caller",
+	[REFCNT_PAIR__SAME_THREAD]	= "same thread",
+	[REFCNT_PAIR__MOST_RECENT]	= "most recent",
+	[REFCNT_PAIR__NONE]		= "none",
+};
+
+const char *refcnt_finding_kind__name(enum refcnt_finding_kind kind)
+{
+	return (unsigned int)kind < REFCNT_FINDING__MAX ? finding_names[kind] : "none";
+}
+
+const char *refcnt_confidence__name(enum refcnt_confidence conf)
+{
+	return (unsigned int)conf <= REFCNT_PAIR__NONE ? confidence_names[conf] : "?";
+}
+
+static size_t addr__hash(long key, void *ctx __maybe_unused)
+{
+	/* hashmap multiplies by the golden ratio: aligned addresses spread */
+	return key;
+}
+
+static bool addr__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, void *priv)
+{
+	struct refcnt_engine *engine = zalloc(sizeof(*engine));
+
+	if (!engine)
+		return NULL;
+	if (ops)
+		engine->ops = *ops;
+	engine->priv = priv;
+	INIT_LIST_HEAD(&engine->live);
+	engine->objects = hashmap__new(addr__hash, addr__equal, NULL);
+	engine->follow = hashmap__new(addr__hash, addr__equal, NULL);
+	if (IS_ERR(engine->objects) || IS_ERR(engine->follow)) {
+		if (!IS_ERR(engine->objects))
+			hashmap__free(engine->objects);
+		if (!IS_ERR(engine->follow))
+			hashmap__free(engine->follow);
+		free(engine);
+		return NULL;
+	}
+	return engine;
+}
+
+static void lifetime__free(struct refcnt_lifetime *lt)
+{
+	list_del_init(&lt->node);
+	free(lt->refs);
+	free(lt);
+}
+
+void refcnt_engine__delete(struct refcnt_engine *engine)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!engine)
+		return;
+	hashmap__for_each_entry(engine->objects, cur, bkt) {
+		struct refcnt_object *object = cur->pvalue;
+
+		if (object->live)
+			lifetime__free(object->live);
+		free(object);
+	}
+	hashmap__free(engine->objects);
+	hashmap__free(engine->follow);
+	free(engine);
+}
+
+const struct refcnt_engine_stats *refcnt_engine__stats(const struct refcnt_engine *engine)
+{
+	return &engine->stats;
+}
+
+int refcnt_engine__follow(struct refcnt_engine *engine, u64 obj)
+{
+	struct refcnt_object *object;
+	int err;
+
+	if (hashmap__find(engine->objects, obj, &object))
+		object->followed = true;
+	err = hashmap__add(engine->follow, obj, 1);
+	return err == -EEXIST ? 0 : err;
+}
+
+static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *ev, u8 op)
+{
+	ref->time = ev->time;
+	ref->site = ev->site;
+	ref->caller = ev->caller;
+	memcpy(ref->up, ev->up, sizeof(ref->up));
+	ref->stack = ev->stack;
+	ref->tid = ev->tid;
+	ref->op = op;
+}
+
+static bool live__known(int live)
+{
+	/* a saturated refcount_t reads negative: not a count either */
+	return live != REFCNT_LIVE_UNKNOWN && live >= 0;
+}
+
+/* References we count on a live lifetime. */
+static int lifetime__count(const struct refcnt_lifetime *lt)
+{
+	return lt->nr + lt->unknown;
+}
+
+static void engine__report(struct refcnt_engine *engine, const struct refcnt_object *object,
+			   struct refcnt_finding *f, bool uncertain)
+{
+	f->type = object->type;
+	f->obj = object->obj;
+	f->generation = object->generation;
+	f->uncertain = uncertain;
+	engine->stats.findings[f->kind]++;
+	if (uncertain)
+		engine->stats.uncertain++;
+	if (engine->ops.finding)
+		engine->ops.finding(f, engine->priv);
+}
+
+static int lifetime__push(struct refcnt_lifetime *lt, const struct refcnt_ref *ref)
+{
+	if (lt->nr == lt->alloc) {
+		u32 alloc = lt->alloc ? lt->alloc * 2 : 4;
+		struct refcnt_ref *refs = reallocarray(lt->refs, alloc, sizeof(*refs));
+
+		if (!refs)
+			return -ENOMEM;
+		lt->refs = refs;
+		lt->alloc = alloc;
+	}
+	lt->refs[lt->nr++] = *ref;
+	return 0;
+}
+
+static void lifetime__remove(struct refcnt_lifetime *lt, u32 i)
+{
+	memmove(&lt->refs[i], &lt->refs[i + 1], (lt->nr - i - 1) * sizeof(lt->refs[0]));
+	lt->nr--;
+}
+
+static void lifetime__add_unknown(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				  int n)
+{
+	if (n <= 0)
+		return;
+	if (!lt->unknown)
+		ref__from_event(&lt->unknown_ref, ev, REFCNT_OP__MAX);
+	lt->unknown += n;
+}
+
+/* Start the next lifetime at @object's address. */
+static int engine__start(struct refcnt_engine *engine, struct refcnt_object *object,
+			 const struct refcnt_event *ev)
+{
+	struct refcnt_lifetime *lt = zalloc(sizeof(*lt));
+
+	if (!lt)
+		return -ENOMEM;
+	lt->object = object;
+	list_add_tail(&lt->node, &engine->live);
+	object->live = lt;
+	object->generation++;
+	object->type = ev->type;
+	object->dead = false;
+	object->uncertain = false;
+	object->has_release = false;
+	object->has_culprit = false;
+	object->dead_gets = 0;
+	engine->stats.objects[ev->type]++;
+	engine->stats.live_lifetimes++;
+	return 0;
+}
+
+/* The lifetime ends: keep only what findings on a later put or get need. */
+static void engine__end_lifetime(struct refcnt_engine *engine, struct refcnt_object *object)
+{
+	lifetime__free(object->live);
+	object->live = NULL;
+	object->dead = true;
+	object->lost_at_death = engine->stats.lost_windows;
+	engine->stats.live_lifetimes--;
+}
+
+/* A new lifetime is starting at a live address: its dies went unseen. */
+static void engine__drop_lifetime(struct refcnt_engine *engine, struct refcnt_object *object)
+{
+	engine__end_lifetime(engine, object);
+	object->dead = false;
+	engine->stats.missed_dies++;
+}
+
+/*
+ * An object we did not see born: it starts with its live refcount in
+ * references of unknown origin, or one if that was not read.
+ */
+static int engine__start_unseen(struct refcnt_engine *engine, struct refcnt_object *object,
+				const struct refcnt_event *ev)
+{
+	bool known = live__known(ev->live);
+	int err = engine__start(engine, object, ev);
+
+	if (err)
+		return err;
+	object->uncertain = !known || engine->stats.lost_windows;
+	lifetime__add_unknown(object->live, ev, known ? ev->live : 1);
+	return 0;
+}
+
+static int engine__born(struct refcnt_engine *engine, struct refcnt_object *object,
+			const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	struct refcnt_lifetime *lt = object->live;
+	struct refcnt_ref ref;
+	int err;
+
+	ref__from_event(&ref, ev, REFCNT_OP__BORN);
+	if (lt && lt->only_born && lt->nr == 1 && !lt->unknown && object->type == ev->type &&
+	    lt->refs[0].tid == ev->tid) {
+		/* an outer constructor returns what an inner one made */
+		lt->refs[0] = ref;
+		step->before = 1;
+		return 0;
+	}
+	if (lt)
+		engine__drop_lifetime(engine, object);
+	step->before = 0;
+	err = engine__start(engine, object, ev);
+	if (err)
+		return err;
+	lt = object->live;
+	lt->only_born = true;
+	return lifetime__push(lt, &ref);
+}
+
+/*
+ * Our count disagrees with the live refcount read before a get or put:
+ * events were missed, or the read raced with a get or put of another
+ * thread (the probe reads the count before the atomic operation, which
+ * lands later). A race leaves no trace, a missed event a lasting
+ * difference: a disagreement is confirmed when the next read differs by
+ * as much, or at once by a put finding nothing we counted to release.
+ * Then say so, once per lifetime, with the first read, and take
+ * the live count as the truth so that one missed event does not cascade:
+ * add references of unknown origin, or drop the oldest ones (of unknown
+ * origin first).
+ */
+static void engine__check_live(struct refcnt_engine *engine, struct refcnt_object *object,
+			       const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	struct refcnt_lifetime *lt = object->live;
+	int count = lifetime__count(lt), drop;
+
+	if (!live__known(ev->live))
+		return;
+	if (ev->live == count) {
+		lt->pending = false;
+		return;
+	}
+	if (!lt->pending || lt->pending_live - lt->pending_expected != ev->live - count) {
+		ref__from_event(&lt->pending_ref, ev, ev->op);
+		lt->pending_expected = count;
+		lt->pending_live = ev->live;
+		lt->pending = true;
+		if (ev->op != REFCNT_OP__PUT || count)
+			return;
+	}
+
+	lt->pending = false;
+	if (!lt->mismatched && !object->uncertain) {
+		struct refcnt_finding f = {
+			.kind = REFCNT_FINDING__MISMATCH,
+			.ref = lt->pending_ref,
+			.expected = lt->pending_expected,
+			.live = lt->pending_live,
+		};
+
+		lt->mismatched = true;
+		engine__report(engine, object, &f, false);
+		step->finding = REFCNT_FINDING__MISMATCH;
+	}
+
+	if (ev->live > count) {
+		lifetime__add_unknown(lt, ev, ev->live - count);
+		return;
+	}
+	drop = count - ev->live;
+	if (lt->unknown) {
+		u32 n = min_t(u32, lt->unknown, drop);
+
+		lt->unknown -= n;
+		drop -= n;
+	}
+	if (drop) {
+		memmove(lt->refs, lt->refs + drop, (lt->nr - drop) * sizeof(lt->refs[0]));
+		lt->nr -= drop;
+	}
+}
+
+/* The function @depth frames above where @ref was taken: 0 is its caller. */
+static u64 ref__frame(const struct refcnt_ref *ref, int depth)
+{
+	return depth ? ref->up[depth - 1] : ref->caller;
+}
+
+/*
+ * The reference taken in the function of the put (@caller), or in the
+ * closest call made from it: the birth if it is one, else the most recent.
+ */
+static bool lifetime__pick_caller(const struct refcnt_lifetime *lt, u64 caller, u32 *pick)
+{
+	if (!caller)
+		return false;
+	for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
+		bool found = false;
+
+		for (u32 i = lt->nr; i-- > 0;) {
+			if (ref__frame(&lt->refs[i], depth) != caller)
+				continue;
+			if (!found || lt->refs[i].op == REFCNT_OP__BORN)
+				*pick = i;
+			found = true;
+		}
+		if (found)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Which outstanding reference a put releases, and how sure that is: the
+ * index in lt->refs, or lt->nr for one of unknown origin.
+ */
+static enum refcnt_confidence lifetime__pick(const struct refcnt_lifetime *lt,
+					     const struct refcnt_event *ev, u32 *pick)
+{
+	u32 i;
+
+	if (lifetime__count(lt) == 1) {
+		*pick = 0;	/* the one in refs, or of unknown origin if none */
+		return REFCNT_PAIR__EXACT;
+	}
+	if (lifetime__pick_caller(lt, ev->caller, pick))
+		return REFCNT_PAIR__SAME_CALLER;
+	for (i = lt->nr; i-- > 0;) {
+		if (lt->refs[i].tid == ev->tid) {
+			*pick = i;
+			return REFCNT_PAIR__SAME_THREAD;
+		}
+	}
+	*pick = lt->nr ? lt->nr - 1 : lt->nr;
+	return REFCNT_PAIR__MOST_RECENT;
+}
+
+static void engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
+			const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	struct refcnt_lifetime *lt = object->live;
+	struct refcnt_ref put;
+	u32 pick = 0;
+
+	ref__from_event(&put, ev, REFCNT_OP__PUT);
+	if (!lifetime__count(lt)) {
+		struct refcnt_finding f = {
+			.kind = REFCNT_FINDING__OVER_RELEASE,
+			.ref = put,
+			.culprit = object->culprit,
+			.has_culprit = object->has_culprit,
+		};
+
+		engine__report(engine, object, &f, object->uncertain);
+		step->finding = REFCNT_FINDING__OVER_RELEASE;
+	} else {
+		step->confidence = lifetime__pick(lt, ev, &pick);
+		if (pick == lt->nr) {
+			step->paired = lt->unknown_ref;
+			lt->unknown--;
+		} else {
+			step->paired = lt->refs[pick];
+			lifetime__remove(lt, pick);
+		}
+	}
+
+	/* EXACT or SAME_CALLER released a reference its function took */
+	if (step->confidence > REFCNT_PAIR__SAME_CALLER && !object->has_culprit) {
+		object->culprit = put;
+		object->has_culprit = true;
+	}
+	object->release = put;
+	object->has_release = true;
+}
+
+static void engine__dies(struct refcnt_engine *engine, struct refcnt_object *object,
+			 const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	int count = lifetime__count(object->live);
+
+	/* freed with references we counted: we missed their puts */
+	if (count && !object->live->mismatched && !object->uncertain) {
+		struct refcnt_finding f = {
+			.kind = REFCNT_FINDING__MISMATCH,
+			.expected = count,
+			.live = live__known(ev->live) ? ev->live : 0,
+		};
+
+		ref__from_event(&f.ref, ev, REFCNT_OP__DIES);
+		engine__report(engine, object, &f, false);
+		step->finding = REFCNT_FINDING__MISMATCH;
+	}
+	if (!object->has_release) {
+		ref__from_event(&object->release, ev, REFCNT_OP__DIES);
+		object->has_release = true;
+	}
+	engine__end_lifetime(engine, object);
+}
+
+/* A get or put on a lifetime that died, before its address was reborn. */
+static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *object,
+			    const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	bool uncertain = object->uncertain ||
+			 object->lost_at_death != engine->stats.lost_windows;
+	struct refcnt_finding f = { .other = object->release };
+
+	if (ev->op == REFCNT_OP__PUT && object->dead_gets) {
+		/* balances a use after put, already reported */
+		object->dead_gets--;
+		return;
+	}
+	ref__from_event(&f.ref, ev, ev->op);
+	if (ev->op == REFCNT_OP__GET) {
+		f.kind = REFCNT_FINDING__USE_AFTER_PUT;
+		object->dead_gets++;
+	} else {
+		f.kind = REFCNT_FINDING__DOUBLE_PUT;
+		f.culprit = object->culprit;
+		f.has_culprit = object->has_culprit;
+	}
+	engine__report(engine, object, &f, uncertain);
+	step->finding = f.kind;
+}
+
+static struct refcnt_object *engine__object(struct refcnt_engine *engine, u64 obj)
+{
+	struct refcnt_object *object;
+
+	if (hashmap__find(engine->objects, obj, &object))
+		return object;
+
+	object = zalloc(sizeof(*object));
+	if (!object)
+		return NULL;
+	object->obj = obj;
+	object->followed = hashmap__find(engine->follow, obj, NULL);
+	if (hashmap__add(engine->objects, obj, object)) {
+		free(object);
+		return NULL;
+	}
+	return object;
+}
+
+static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object,
+		      const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	struct refcnt_ref ref;
+	int err;
+
+	if (ev->op == REFCNT_OP__BORN)
+		return engine__born(engine, object, ev, step);
+
+	if (object->generation && object->type != ev->type) {
+		/* another type's object at this address: this one was freed */
+		if (object->live)
+			engine__drop_lifetime(engine, object);
+		object->dead = false;
+	}
+
+	/*
+	 * A freed object reads zero, or what the gets after its death added:
+	 * reading more, it is a new object born unseen at the address.
+	 */
+	if (object->dead && ev->op != REFCNT_OP__DIES && live__known(ev->live) &&
+	    (u32)ev->live > object->dead_gets)
+		object->dead = false;
+
+	if (object->dead) {
+		if (ev->op != REFCNT_OP__DIES)
+			engine__dead_op(engine, object, ev, step);
+		return 0;
+	}
+
+	if (!object->live) {
+		/* born before recording, or by a path that was not probed */
+		if (ev->op == REFCNT_OP__DIES) {
+			err = engine__start(engine, object, ev);
+			if (err)
+				return err;
+			object->uncertain = engine->stats.lost_windows;
+			engine__dies(engine, object, ev, step);
+			return 0;
+		}
+		err = engine__start_unseen(engine, object, ev);
+		if (err)
+			return err;
+		step->before = lifetime__count(object->live);
+	}
+
+	object->live->only_born = false;
+	switch (ev->op) {
+	case REFCNT_OP__GET:
+		engine__check_live(engine, object, ev, step);
+		ref__from_event(&ref, ev, REFCNT_OP__GET);
+		return lifetime__push(object->live, &ref);
+	case REFCNT_OP__PUT:
+		engine__check_live(engine, object, ev, step);
+		engine__put(engine, object, ev, step);
+		return 0;
+	case REFCNT_OP__DIES:
+		engine__dies(engine, object, ev, step);
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event *ev)
+{
+	struct refcnt_step step = {
+		.ev = ev,
+		.confidence = REFCNT_PAIR__NONE,
+		.finding = REFCNT_FINDING__MAX,
+	};
+	struct refcnt_object *object;
+	int err;
+
+	if (ev->op >= REFCNT_OP__MAX || ev->type >= REFCNT_TYPE__MAX_NR)
+		return -EINVAL;
+	if (!ev->obj)
+		return 0;
+
+	engine->stats.events++;
+	if (ev->time < engine->last_time)
+		engine->stats.out_of_order++;
+	else
+		engine->last_time = ev->time;
+
+	object = engine__object(engine, ev->obj);
+	if (!object)
+		return -ENOMEM;
+
+	step.before = object->live ? lifetime__count(object->live) : 0;
+	err = engine__op(engine, object, ev, &step);
+
+	if (object->followed && engine->ops.step) {
+		step.generation = object->generation;
+		step.after = object->live ? lifetime__count(object->live) : 0;
+		engine->ops.step(&step, engine->priv);
+	}
+	return err;
+}
+
+void refcnt_engine__lost(struct refcnt_engine *engine, u64 time __maybe_unused,
+			 u64 nr __maybe_unused)
+{
+	struct refcnt_lifetime *lt;
+
+	engine->stats.lost_windows++;
+	list_for_each_entry(lt, &engine->live, node)
+		lt->object->uncertain = true;
+}
+
+void refcnt_engine__end(struct refcnt_engine *engine)
+{
+	struct refcnt_lifetime *lt;
+
+	if (engine->ended)
+		return;
+	engine->ended = true;
+
+	list_for_each_entry(lt, &engine->live, node) {
+		struct refcnt_object *object = lt->object;
+		const struct refcnt_ref *owned = NULL;
+		bool leaked = false;
+
+		for (u32 i = 0; i < lt->nr; i++) {
+			struct refcnt_finding f = {
+				.kind = REFCNT_FINDING__LEAK,
+				.ref = lt->refs[i],
+			};
+
+			if (lt->refs[i].op != REFCNT_OP__GET) {
+				owned = owned ?: &lt->refs[i];
+				continue;
+			}
+			engine__report(engine, object, &f, object->uncertain);
+			leaked = true;
+		}
+		if (leaked)
+			continue;
+		if (!owned && lt->unknown)
+			owned = &lt->unknown_ref;
+		if (owned) {
+			struct refcnt_finding f = {
+				.kind = REFCNT_FINDING__OWNED_AT_EXIT,
+				.ref = *owned,
+			};
+
+			engine__report(engine, object, &f, object->uncertain);
+		}
+	}
+}
