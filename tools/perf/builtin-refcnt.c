@@ -330,6 +330,13 @@ static int refcnt__record(int argc, const char **argv)
 	} else {
 		rec_argv[i++] = "-m";
 		rec_argv[i++] = mmap_pages;
+		/*
+		 * One clock for all CPUs: perf's default local_clock can be
+		 * skewed between CPUs by more than the time between a put on
+		 * one thread and a get on another, and pairing follows order.
+		 */
+		rec_argv[i++] = "--clockid";
+		rec_argv[i++] = "monotonic";
 	}
 	if (compress && !count)
 		rec_argv[i++] = "-z";

@@ -483,8 +483,22 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 		} while (dwarf_siblingof(&param, &param) == 0);
 	}
 
-	if (!ok && fn->op != REFCNT_OP__BORN)
-		ok = resolver__refcnt_access(r, inl, r->live_offset[fn->type], &pc, &tmp.obj);
+	/*
+	 * Past the copy's entry, the first address DWARF names may be in the
+	 * retry loop of refcount_inc_not_zero(), run again on every failed
+	 * cmpxchg: the copy's first read of the count, before that loop, runs
+	 * once per call. Prefer it.
+	 */
+	if ((!ok || pc != entry) && fn->op != REFCNT_OP__BORN) {
+		struct refcnt_loc loc;
+		Dwarf_Addr at;
+
+		if (resolver__refcnt_access(r, inl, r->live_offset[fn->type], &at, &loc)) {
+			pc = at;
+			tmp.obj = loc;
+			ok = true;
+		}
+	}
 
 	if (ok) {
 		tmp.vaddr = pc;
