@@ -38,6 +38,7 @@
 #define OBJ_C	0xc000ULL
 #define OBJ_D	0xd000ULL
 #define OBJ_E	0xe000ULL
+#define OBJ_F	0xf000ULL
 
 /* an operation at offset @_off of function FN_@_fn */
 #define EV(_time, _op, _obj, _fn, _off, _tid, _live) {			\
@@ -628,11 +629,15 @@ int test__refcnt_pairing_lost(struct test_suite *test __maybe_unused,
 }
 
 /*
- * A: the live refcount says 3 where we count 2 (a get was missed): one
- * mismatch, then the count follows the live one and balanced operations
- * find nothing more. B: two disagreements, one mismatch. C: freed while we
- * count references. D: X's put was missed; the oldest reference is dropped
- * and, main's put releasing what is left, nothing leaks.
+ * A: the live refcount says 3 where we count 2 (a get was missed), and
+ * the next read confirms it: one mismatch, then the count follows the live
+ * one and balanced operations find nothing more. B: two confirmed
+ * disagreements, one mismatch. C: freed while we count references. D: X's
+ * put was missed; the oldest reference is dropped and, main's put
+ * releasing what is left, nothing leaks. E: a read races with a get on
+ * another thread, the next read agrees: no mismatch. F: a put finds
+ * nothing we counted while the live refcount says 1: a mismatch at once,
+ * not an over-release.
  */
 int test__refcnt_pairing_mismatch(struct test_suite *test __maybe_unused,
 				  int subtest __maybe_unused)
@@ -649,7 +654,9 @@ int test__refcnt_pairing_mismatch(struct test_suite *test __maybe_unused,
 		EV(100, BORN, OBJ_B, MAIN, 0x10, 1, 1),
 		EV(110, GET,  OBJ_B, F, 0x10, 1, 1),
 		EV(120, GET,  OBJ_B, F, 0x10, 1, 5),
-		EV(130, PUT,  OBJ_B, F, 0x20, 1, 2),
+		EV(125, GET,  OBJ_B, F, 0x10, 1, 6),
+		EV(130, PUT,  OBJ_B, F, 0x20, 1, 3),
+		EV(135, PUT,  OBJ_B, F, 0x20, 1, 2),
 		EV(140, PUT,  OBJ_B, F, 0x20, 1, 1),
 		EV(141, DIES, OBJ_B, F, 0x20, 1, 0),
 		EV(200, BORN, OBJ_C, MAIN, 0x10, 1, 1),
@@ -660,6 +667,25 @@ int test__refcnt_pairing_mismatch(struct test_suite *test __maybe_unused,
 		EV(320, GET,  OBJ_D, G, 0x10, 1, 1),
 		EV(330, PUT,  OBJ_D, G, 0x20, 1, 2),
 		EV(340, PUT,  OBJ_D, MAIN, 0x20, 1, 1),
+		EV(400, BORN, OBJ_E, MAIN, 0x10, 1, 1),
+		EV(410, GET,  OBJ_E, F, 0x10, 1, 1),
+		EV(420, GET,  OBJ_E, G, 0x10, 2, 2),
+		EV(430, PUT,  OBJ_E, F, 0x20, 1, 2),	/* G's get not landed yet */
+		EV(435, GET,  OBJ_E, F, 0x30, 1, 1),	/* still not */
+		EV(440, PUT,  OBJ_E, G, 0x20, 2, 3),
+		EV(445, PUT,  OBJ_E, F, 0x40, 1, 2),
+		EV(450, PUT,  OBJ_E, MAIN, 0x20, 1, 1),
+		EV(451, DIES, OBJ_E, MAIN, 0x20, 1, 0),
+		/* the same reads a millisecond later are no race: a get was missed */
+		EV(600, BORN, OBJ_C, MAIN, 0x10, 1, 1),
+		EV(610, GET,  OBJ_C, F, 0x10, 1, 1),
+		EV(620, GET,  OBJ_C, G, 0x10, 2, 2),
+		EV(1000620, PUT,  OBJ_C, F, 0x20, 1, 2),
+		EV(1000625, GET,  OBJ_C, F, 0x30, 1, 1),
+		EV(500, BORN, OBJ_F, MAIN, 0x10, 1, 1),
+		EV(510, PUT,  OBJ_F, MAIN, 0x20, 1, 1),
+		EV(520, PUT,  OBJ_F, X, 0x20, 1, 1),
+		EV(521, DIES, OBJ_F, X, 0x20, 1, 0),
 	};
 	static const struct expect exp[] = {
 		{ .kind = REFCNT_FINDING__MISMATCH, .obj = OBJ_A, .generation = 1,
@@ -670,18 +696,22 @@ int test__refcnt_pairing_mismatch(struct test_suite *test __maybe_unused,
 		  .site = FN_X + 0x30, .op = REFCNT_OP__DIES, .expected = 2, .live = 0 },
 		{ .kind = REFCNT_FINDING__MISMATCH, .obj = OBJ_D, .generation = 1,
 		  .site = FN_G + 0x10, .op = REFCNT_OP__GET, .expected = 2, .live = 1 },
+		{ .kind = REFCNT_FINDING__MISMATCH, .obj = OBJ_F, .generation = 1,
+		  .site = FN_X + 0x20, .op = REFCNT_OP__PUT, .expected = 0, .live = 1 },
 	};
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
 	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
 					&stats) == TEST_OK);
-	TEST_ASSERT_VAL("counted", stats.findings[REFCNT_FINDING__MISMATCH] == 4 &&
-			total_findings(&stats) == 4);
+	TEST_ASSERT_VAL("counted", stats.findings[REFCNT_FINDING__MISMATCH] == 5 &&
+			total_findings(&stats) == 5);
 	TEST_ASSERT_VAL("all freed but D", stats.live_lifetimes == 1);
 	TEST_ASSERT_EQUAL("steps", c.nr_steps, 8);
-	TEST_ASSERT_VAL("mismatch step", c.steps[2].finding == REFCNT_FINDING__MISMATCH &&
-			c.steps[2].before == 2 && c.steps[2].after == 4);
+	TEST_ASSERT_VAL("first disagreement", c.steps[2].finding == REFCNT_FINDING__MAX &&
+			c.steps[2].before == 2 && c.steps[2].after == 3);
+	TEST_ASSERT_VAL("confirmed", c.steps[3].finding == REFCNT_FINDING__MISMATCH &&
+			c.steps[3].before == 3 && c.steps[3].after == 3);
 	TEST_ASSERT_VAL("resynced: the last put releases the missed get's ref",
 			c.steps[6].confidence == REFCNT_PAIR__EXACT &&
 			c.steps[6].paired.op == REFCNT_OP__MAX && c.steps[6].after == 0);
@@ -814,3 +844,44 @@ int test__refcnt_pairing_rebirth(struct test_suite *test __maybe_unused,
 			c.steps[4].after == 1);
 	return TEST_OK;
 }
+
+/*
+ * Reads racing with other threads: in a burst, a get's read on thread 2
+ * lags thread 1's get, and thread 2's put lags it again, by the same
+ * difference, which would confirm a mismatch; reads within a millisecond
+ * of another thread's operation are not trusted, so A has no finding. B's
+ * get on thread 2 really was missed: read apart from other threads, the
+ * difference is confirmed by the next read and reported once.
+ */
+int test__refcnt_pairing_racing_reads(struct test_suite *test __maybe_unused,
+				      int subtest __maybe_unused)
+{
+	static const struct refcnt_event evs[] = {
+		EV(1000,     BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(2000,     GET,  OBJ_A, F, 0x10, 1, 1),
+		EV(2100,     GET,  OBJ_A, G, 0x10, 2, 1),	/* F's get in flight */
+		EV(2200,     PUT,  OBJ_A, G, 0x20, 2, 2),	/* still in flight */
+		EV(5000000,  PUT,  OBJ_A, F, 0x20, 1, 2),
+		EV(6000000,  PUT,  OBJ_A, MAIN, 0x20, 1, 1),
+		EV(6000001,  DIES, OBJ_A, MAIN, 0x20, 1, 0),
+		EV(10000000, BORN, OBJ_B, MAIN, 0x10, 1, 1),
+		EV(20000000, GET,  OBJ_B, F, 0x10, 2, 2),	/* a get was missed */
+		EV(30000000, PUT,  OBJ_B, F, 0x20, 2, 3),
+		EV(40000000, PUT,  OBJ_B, MAIN, 0x20, 1, 2),
+		EV(50000000, PUT,  OBJ_B, X, 0x20, 1, 1),
+		EV(50000001, DIES, OBJ_B, X, 0x20, 1, 0),
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__MISMATCH, .obj = OBJ_B, .generation = 1,
+		  .site = FN_F + 0x10, .op = REFCNT_OP__GET, .expected = 1, .live = 2 },
+	};
+	struct refcnt_engine_stats stats;
+	struct collect c;
+
+	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
+					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("only the real mismatch", total_findings(&stats) == 1);
+	TEST_ASSERT_VAL("all freed", stats.live_lifetimes == 0);
+	return TEST_OK;
+}
+

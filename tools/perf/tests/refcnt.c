@@ -72,6 +72,7 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt pairing: mismatch, then resync", refcnt_pairing_mismatch),
 	TEST_CASE("refcnt pairing: --history steps of one object", refcnt_pairing_follow),
 	TEST_CASE("refcnt pairing: nested births, missed dies", refcnt_pairing_rebirth),
+	TEST_CASE("refcnt pairing: reads racing other threads", refcnt_pairing_racing_reads),
 	{ .name = NULL, }
 };
 

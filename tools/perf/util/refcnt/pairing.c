@@ -23,6 +23,21 @@
 #include "../hashmap.h"
 #include "pairing.h"
 
+/*
+ * A probe reads the live refcount before the atomic operation, and the
+ * operation lands a few microseconds later: a read on one thread may not
+ * see the get or put another thread's probe fired just before. The last
+ * operations on a lifetime tell which may still be in flight.
+ */
+#define REFCNT_RECENT		4
+#define REFCNT_RACE_NS		1000000ULL
+
+struct refcnt_recent {
+	u64	time;
+	u32	tid;
+	u8	op;
+};
+
 struct refcnt_object;
 
 struct refcnt_lifetime {
@@ -33,6 +48,8 @@ struct refcnt_lifetime {
 	u32			alloc;
 	u32			unknown;	/* references of unknown origin outstanding */
 	struct refcnt_ref	unknown_ref;	/* where we learnt of the first of them */
+	struct refcnt_recent	recent[REFCNT_RECENT];	/* last gets and puts */
+	u32			nr_recent;		/* ever, mod REFCNT_RECENT */
 	/* a disagreement with the live refcount, until the next read */
 	struct refcnt_ref	pending_ref;
 	int			pending_expected;
@@ -328,13 +345,52 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 	return lifetime__push(lt, &ref);
 }
 
+static void lifetime__add_recent(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	struct refcnt_recent *r = &lt->recent[lt->nr_recent++ % REFCNT_RECENT];
+
+	r->time = ev->time;
+	r->tid = ev->tid;
+	r->op = ev->op;
+}
+
+/*
+ * Can a read by @ev, @delta off our count, be explained by the gets (it
+ * reads fewer) and puts (more) of other threads that may not have landed?
+ * Only the last operation of a thread may be in flight: its next probe
+ * comes after the atomic operation of the previous one.
+ */
+static bool lifetime__race(const struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+			   int delta)
+{
+	u32 n = min_t(u32, lt->nr_recent, REFCNT_RECENT), seen = 0;
+	int gets = 0, puts = 0;
+
+	for (u32 i = 0; i < n; i++) {
+		const struct refcnt_recent *r;
+		bool newer = false;
+
+		r = &lt->recent[(lt->nr_recent - 1 - i) % REFCNT_RECENT];
+		for (u32 j = 0; j < seen && !newer; j++)
+			newer = lt->recent[(lt->nr_recent - 1 - j) % REFCNT_RECENT].tid == r->tid;
+		seen++;
+		if (newer || r->tid == ev->tid || ev->time - r->time > REFCNT_RACE_NS)
+			continue;
+		if (r->op == REFCNT_OP__GET)
+			gets++;
+		else
+			puts++;
+	}
+	return delta >= -gets && delta <= puts;
+}
+
 /*
  * Our count disagrees with the live refcount read before a get or put:
  * events were missed, or the read raced with a get or put of another
- * thread (the probe reads the count before the atomic operation, which
- * lands later). A race leaves no trace, a missed event a lasting
- * difference: a disagreement is confirmed when the next read differs by
- * as much, or at once by a put finding nothing we counted to release.
+ * thread. A race that recent operations explain is no disagreement. Any
+ * race leaves no trace, a missed event a lasting difference: a
+ * disagreement is confirmed when the next read differs by as much, or at
+ * once by a put finding nothing we counted to release.
  * Then say so, once per lifetime, with the first read, and take
  * the live count as the truth so that one missed event does not cascade:
  * add references of unknown origin, or drop the oldest ones (of unknown
@@ -345,10 +401,9 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 {
 	struct refcnt_lifetime *lt = object->live;
 	int count = lifetime__count(lt), drop;
-
 	if (!live__known(ev->live))
 		return;
-	if (ev->live == count) {
+	if (ev->live == count || lifetime__race(lt, ev, ev->live - count)) {
 		lt->pending = false;
 		return;
 	}
@@ -604,10 +659,12 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	switch (ev->op) {
 	case REFCNT_OP__GET:
 		engine__check_live(engine, object, ev, step);
+		lifetime__add_recent(object->live, ev);
 		ref__from_event(&ref, ev, REFCNT_OP__GET);
 		return lifetime__push(object->live, &ref);
 	case REFCNT_OP__PUT:
 		engine__check_live(engine, object, ev, step);
+		lifetime__add_recent(object->live, ev);
 		engine__put(engine, object, ev, step);
 		return 0;
 	case REFCNT_OP__DIES:
