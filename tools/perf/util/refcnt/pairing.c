@@ -69,6 +69,11 @@ struct refcnt_object {
 	 */
 	struct refcnt_ref	release;
 	struct refcnt_ref	culprit;	/* earliest put not EXACT nor SAME_CALLER */
+	/* the last event: a thread does not do two operations at once */
+	u64			last_time;
+	u64			last_site;
+	u32			last_tid;
+	u8			last_op;
 	u64			lost_at_death;	/* engine's lost windows when it died */
 	u32			dead_gets;	/* gets after death not yet put */
 	u8			type;
@@ -401,6 +406,7 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 {
 	struct refcnt_lifetime *lt = object->live;
 	int count = lifetime__count(lt), drop;
+
 	if (!live__known(ev->live))
 		return;
 	if (ev->live == count || lifetime__race(lt, ev, ev->live - count)) {
@@ -699,6 +705,15 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 	object = engine__object(engine, ev->obj);
 	if (!object)
 		return -ENOMEM;
+	if (object->generation && ev->time == object->last_time && ev->tid == object->last_tid &&
+	    ev->op == object->last_op && ev->site == object->last_site) {
+		engine->stats.duplicates++;
+		return 0;
+	}
+	object->last_time = ev->time;
+	object->last_site = ev->site;
+	object->last_tid = ev->tid;
+	object->last_op = ev->op;
 
 	step.before = object->live ? lifetime__count(object->live) : 0;
 	err = engine__op(engine, object, ev, &step);

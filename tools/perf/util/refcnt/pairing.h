@@ -107,7 +107,14 @@ enum refcnt_finding_kind {
 	REFCNT_FINDING__DOUBLE_PUT,
 	/* a get on a lifetime that died, before the address was reborn */
 	REFCNT_FINDING__USE_AFTER_PUT,
-	/* our count of references differs from the live refcount */
+	/*
+	 * our count of references differs from the live refcount by more
+	 * than the gets and puts other threads may still have in flight (a
+	 * probe reads the count before the atomic operation), and the next
+	 * read differs as much, or a put finds nothing we counted while the
+	 * live refcount says there is; or the object dies while we count
+	 * references. At most one per lifetime.
+	 */
 	REFCNT_FINDING__MISMATCH,
 	REFCNT_FINDING__MAX,
 };
@@ -120,7 +127,8 @@ struct refcnt_finding {
 	/*
 	 * LEAK, OWNED_AT_EXIT: the reference left outstanding.
 	 * OVER_RELEASE, DOUBLE_PUT, USE_AFTER_PUT, MISMATCH: the offending
-	 * event (for MISMATCH the first event where counts disagreed).
+	 * event (for MISMATCH the first of the reads that disagreed, or the
+	 * dies).
 	 */
 	struct refcnt_ref ref;
 	/*
@@ -156,7 +164,8 @@ struct refcnt_step {
 	u64	generation;	/* of the lifetime the event went to */
 	int	before;		/* references we counted before the op: for an
 				 * object first seen, the inferred ones; before
-				 * a resync to the live refcount for MISMATCH
+				 * a resync to the live refcount (the step that
+				 * confirms a MISMATCH carries it)
 				 */
 	int	after;		/* 0 once dead */
 	/* for a put: the reference it released and how sure that is */
@@ -175,6 +184,9 @@ struct refcnt_engine_stats {
 	u64	uncertain;	/* findings delivered with uncertain set */
 	u64	missed_dies;	/* lifetimes ended by a new one at their
 				 * address, their dies not seen
+				 */
+	u64	duplicates;	/* events seen twice (same time, thread, op
+				 * and site on one object), ignored
 				 */
 };
 
