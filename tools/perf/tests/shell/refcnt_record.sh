@@ -10,20 +10,7 @@ set -u
 
 # shellcheck source=lib/refcnt.sh
 . "$(dirname "$0")"/lib/refcnt.sh
-
-err=0
-tmpdir=$(mktemp -d /tmp/perf-test-refcnt-record.XXXXXX)
-perf=$(command -v perf)
-
-cleanup() {
-	rm -rf "$tmpdir"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "refcnt record: FAILED: $*"
-	err=1
-}
+refcnt_test_init "refcnt record"
 
 if [ "$(id -u)" -ne 0 ] || [ ! -e /sys/kernel/tracing/uprobe_events ] &&
    [ ! -e /sys/kernel/debug/tracing/uprobe_events ] && ! grep -q tracefs /proc/filesystems; then

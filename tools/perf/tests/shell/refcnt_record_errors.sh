@@ -7,14 +7,9 @@
 
 set -u
 
-err=0
-tmpdir=$(mktemp -d /tmp/perf-test-refcnt-errors.XXXXXX)
-perf=$(command -v perf)
-
-cleanup() {
-	rm -rf "$tmpdir"
-}
-trap cleanup EXIT
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+refcnt_test_init "refcnt record errors"
 
 # expect_error NAME REGEX COMMAND...: non-zero exit, REGEX on stderr
 expect_error() {

@@ -10,26 +10,11 @@ set -u
 
 # shellcheck source=lib/refcnt.sh
 . "$(dirname "$0")"/lib/refcnt.sh
+refcnt_test_init "refcnt record exit"
 
-err=0
-tmpdir=$(mktemp -d /tmp/perf-test-refcnt-exit.XXXXXX)
-perf=$(command -v perf)
 events=/sys/kernel/tracing/uprobe_events
 
-cleanup() {
-	rm -rf "$tmpdir"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "refcnt record exit: FAILED: $*"
-	err=1
-}
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "refcnt record exit: skip: uprobes need root"
-	exit 2
-fi
+refcnt_need_root
 perf refcnt record -x "$perf" -o "$tmpdir/probe.data" -- true > /dev/null 2>&1
 
 # no group refcnt_<pid> in tracefs, waiting up to 3 s for the guardian

@@ -10,23 +10,11 @@
 
 set -u
 
-err=0
-tmpdir=$(mktemp -d /tmp/perf-test-refcnt-report.XXXXXX)
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+refcnt_test_init "refcnt report"
 
-cleanup() {
-	rm -rf "$tmpdir"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "refcnt report: FAILED: $*"
-	err=1
-}
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "refcnt report: skip: uprobes need root"
-	exit 2
-fi
+refcnt_need_root
 
 # "<type> <obj>" of every object alive at the end of a recording
 alive_at_end() {

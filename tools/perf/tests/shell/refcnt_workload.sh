@@ -11,24 +11,9 @@ set -u
 
 # shellcheck source=lib/refcnt.sh
 . "$(dirname "$0")"/lib/refcnt.sh
+refcnt_test_init "refcnt workload"
 
-err=0
-tmpdir=$(mktemp -d /tmp/perf-test-refcnt-workload.XXXXXX)
-
-cleanup() {
-	rm -rf "$tmpdir"
-}
-trap cleanup EXIT
-
-fail() {
-	echo "refcnt workload: FAILED: $*"
-	err=1
-}
-
-if [ "$(id -u)" -ne 0 ]; then
-	echo "refcnt workload: skip: uprobes need root"
-	exit 2
-fi
+refcnt_need_root
 
 # finding,type,function of its site,uncertain,function of the freeing put;
 # compiler clone suffixes (.constprop.0, .isra.0) are dropped
