@@ -154,6 +154,20 @@ static int refcnt__start_guardian(const char *group)
 	return 0;
 }
 
+/* How many inlined copies of spec function @fn are probed; probes name @fn by pointer. */
+static void refcnt__print_inline_coverage(const struct refcnt_probes *rp, const char *fn)
+{
+	int covered = 0, uncovered = 0;
+
+	for (int i = 0; i < rp->nr; i++)
+		covered += rp->probes[i].inlined && rp->probes[i].func == fn;
+	for (int i = 0; i < rp->nr_uncovered; i++)
+		uncovered += rp->uncovered[i].func == fn;
+	if (covered + uncovered)
+		pr_info("perf refcnt: %s: %d of %d inlined copies covered\n",
+			fn, covered, covered + uncovered);
+}
+
 static void refcnt__print_probes(const struct refcnt_probes *rp)
 {
 	int inlined = 0, moved = 0;
@@ -170,28 +184,17 @@ static void refcnt__print_probes(const struct refcnt_probes *rp)
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
 
-	/* per function with inlined copies: how many of them are covered */
-	for (int i = 0; i < rp->nr + rp->nr_uncovered; i++) {
-		const struct refcnt_probe *p = i < rp->nr ? &rp->probes[i] :
-					       &rp->uncovered[i - rp->nr];
-		int covered = 0, total = 0, first = -1;
+	/* per spec function with inlined copies: how many of them are covered */
+	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
+		for (int op = 0; op < REFCNT_OP__MAX; op++) {
+			for (int f = 0; f < REFCNT_SPEC__MAX_FUNCS; f++) {
+				const char *fn = refcnt_type_specs[t].funcs[op][f];
 
-		if (!p->inlined)
-			continue;
-		for (int j = 0; j < rp->nr + rp->nr_uncovered; j++) {
-			const struct refcnt_probe *q = j < rp->nr ? &rp->probes[j] :
-						       &rp->uncovered[j - rp->nr];
-
-			if (!q->inlined || strcmp(q->func, p->func))
-				continue;
-			if (first < 0)
-				first = j;
-			total++;
-			covered += j < rp->nr;
+				if (!fn)
+					break;
+				refcnt__print_inline_coverage(rp, fn);
+			}
 		}
-		if (first == i)
-			pr_info("perf refcnt: %s: %d of %d inlined copies covered\n",
-				p->func, covered, total);
 	}
 	for (int i = 0; i < rp->nr; i++) {
 		const struct refcnt_probe *p = &rp->probes[i];
@@ -401,44 +404,50 @@ static bool balance__equal(long a, long b, void *ctx __maybe_unused)
 	return a == b;
 }
 
+/*
+ * The symbol holding an address of a process of the recording, and the
+ * address's offset in it; a return address is looked up by the byte before
+ * it (a function may end with a call).
+ */
+static const char *refcnt__addr_sym(struct machine *machine, u32 pid, u64 addr,
+				    bool return_address, u64 *offset, char *buf, size_t sz)
+{
+	struct thread *thread = machine__find_thread(machine, pid, pid);
+	struct addr_location al;
+	const char *name = NULL;
+
+	addr_location__init(&al);
+	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
+					  addr - return_address, &al)) {
+		snprintf(buf, sz, "%s", al.sym->name);
+		*offset = map__map_ip(al.map, addr) - al.sym->start;
+		name = buf;
+	}
+	addr_location__exit(&al);
+	thread__put(thread);
+	return name;
+}
+
 /* "function+0xoff" of an address of a process of the recording */
 static int refcnt__fprintf_addr(FILE *fp, struct machine *machine, u32 pid, u64 addr,
 				bool return_address)
 {
-	struct addr_location al;
-	struct thread *thread;
-	int n = 0;
+	char name[256];
+	u64 offset;
 
-	thread = machine__find_thread(machine, pid, pid);
-	addr_location__init(&al);
-	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-					  addr - return_address, &al)) {
-		n = fprintf(fp, "%s+%#" PRIx64, al.sym->name,
-			    map__map_ip(al.map, addr) - al.sym->start);
-	} else {
-		n = fprintf(fp, "[unknown] %#" PRIx64, addr);
-	}
-	addr_location__exit(&al);
-	thread__put(thread);
-	return n;
+	if (!refcnt__addr_sym(machine, pid, addr, return_address, &offset, name, sizeof(name)))
+		return fprintf(fp, "[unknown] %#" PRIx64, addr);
+	return fprintf(fp, "%s+%#" PRIx64, name, offset);
 }
 
 /* the function holding an address, for -x output: stable across runs */
 static const char *refcnt__addr_func(struct machine *machine, u32 pid, u64 addr,
 				     bool return_address, char *buf, size_t sz)
 {
-	struct addr_location al;
-	struct thread *thread;
+	u64 offset;
 
-	thread = machine__find_thread(machine, pid, pid);
-	addr_location__init(&al);
-	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-					  addr - return_address, &al))
-		snprintf(buf, sz, "%s", al.sym->name);
-	else
+	if (!refcnt__addr_sym(machine, pid, addr, return_address, &offset, buf, sz))
 		snprintf(buf, sz, "%#" PRIx64, addr);
-	addr_location__exit(&al);
-	thread__put(thread);
 	return buf;
 }
 
@@ -611,20 +620,6 @@ static int refcnt__process_lost_samples(const struct perf_tool *tool,
 	return 0;
 }
 
-static const char *refcnt__kind_label(enum refcnt_finding_kind kind)
-{
-	switch (kind) {
-	case REFCNT_FINDING__LEAK:		return "leak";
-	case REFCNT_FINDING__OWNED_AT_EXIT:	return "owned at exit";
-	case REFCNT_FINDING__OVER_RELEASE:	return "over-release";
-	case REFCNT_FINDING__DOUBLE_PUT:	return "double put";
-	case REFCNT_FINDING__USE_AFTER_PUT:	return "use after put";
-	case REFCNT_FINDING__MISMATCH:		return "mismatch";
-	case REFCNT_FINDING__MAX:
-	default:				return "?";
-	}
-}
-
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 {
 	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
@@ -667,9 +662,9 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 		else
 			snprintf(other, sizeof(other), "-");
 		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "%s%s\n",
-		       refcnt__kind_label(g->kind), sep, refcnt_type_specs[g->type].name, sep,
-		       g->refs, sep, g->objects, sep, site, sep, g->uncertain, sep, other,
-		       sep, g->obj, sep, g->comm ?: "-");
+		       refcnt_finding_kind__name(g->kind), sep,
+		       refcnt_type_specs[g->type].name, sep, g->refs, sep, g->objects, sep,
+		       site, sep, g->uncertain, sep, other, sep, g->obj, sep, g->comm ?: "-");
 	}
 }
 
@@ -681,7 +676,7 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 		const struct refcnt_group *g = rep->findings.groups[i];
 		char label[32];
 
-		snprintf(label, sizeof(label), "%s%s", refcnt__kind_label(g->kind),
+		snprintf(label, sizeof(label), "%s%s", refcnt_finding_kind__name(g->kind),
 			 g->uncertain ? " (uncertain)" : "");
 		printf("  %8" PRIu64 " %8" PRIu64 "  %-8s %-24s ", g->refs, g->objects,
 		       refcnt_type_specs[g->type].name, label);

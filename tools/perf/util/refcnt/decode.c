@@ -97,6 +97,8 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 			zfree(&evsel->priv);
 	}
 	refcnt_stacks__exit(&d->stacks);
+	zfree(&d->ups);
+	d->nr_ups = 0;
 	if (!IS_ERR_OR_NULL(d->callers))
 		hashmap__free(d->callers);
 	d->callers = NULL;
@@ -141,9 +143,31 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
 			struct refcnt_event *ev, u32 site_frame)
 {
 	const struct refcnt_stack *stack = refcnt_stacks__get(&d->stacks, ev->stack);
+	struct refcnt_stack_up *up;
 
-	for (u32 i = 0; stack && i < REFCNT_UP_FRAMES && site_frame + 1 + i < stack->nr; i++)
-		ev->up[i] = decoder__caller(d, sample, stack->ips[site_frame + 1 + i], true);
+	if (!stack)
+		return;
+
+	/* a stack's frames are the same at every event: look them up once */
+	if (ev->stack > d->nr_ups) {
+		u32 nr = max(ev->stack, d->nr_ups * 2);
+		struct refcnt_stack_up *ups = reallocarray(d->ups, nr, sizeof(*ups));
+
+		if (!ups)
+			return;
+		memset(ups + d->nr_ups, 0, (nr - d->nr_ups) * sizeof(*ups));
+		d->ups = ups;
+		d->nr_ups = nr;
+	}
+	up = &d->ups[ev->stack - 1];
+	if (!up->known) {
+		const u64 *above = stack->ips + site_frame + 1;
+
+		for (u32 i = 0; i < REFCNT_UP_FRAMES && site_frame + 1 + i < stack->nr; i++)
+			up->up[i] = decoder__caller(d, sample, above[i], true);
+		up->known = true;
+	}
+	memcpy(ev->up, up->up, sizeof(ev->up));
 }
 
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample)

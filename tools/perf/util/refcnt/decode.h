@@ -20,9 +20,17 @@ struct hashmap;
 struct machine;
 struct perf_sample;
 
+struct refcnt_stack_up {
+	bool	known;
+	u64	up[REFCNT_UP_FRAMES];
+};
+
 struct refcnt_decoder {
 	struct refcnt_stacks	stacks;
 	struct hashmap		*callers;	/* site -> caller key */
+	/* per stack id - 1: the caller keys of the frames above the site */
+	struct refcnt_stack_up	*ups;
+	u32			nr_ups;
 	struct machine		*machine;
 	unsigned long		type_mask;	/* types present in the recording */
 	u64			null_ops;	/* get/put(NULL): legal, not objects */
