@@ -44,6 +44,8 @@
 #include "util/util.h"
 
 #define REFCNT_DEFAULT_OUTPUT	"refcnt.data"
+/* record lists this many uncovered sites, -v all of them */
+#define REFCNT_UNCOVERED_SHOWN	10
 
 static const char * const refcnt_record_usage[] = {
 	"perf refcnt record [<options>] -- <command> [<args>]",
@@ -86,25 +88,28 @@ static char *refcnt__find_exe(const char *cmd)
 
 static int refcnt__check_uprobes(void)
 {
-	const char *tracing = tracing_path_mount();
-	char path[PATH_MAX];
+	char *path;
+	int ret = 0;
 
 	if (geteuid() != 0) {
 		pr_err("perf refcnt record places uprobes through tracefs, which needs root: run it as root (perf_event_paranoid=%d does not lift this)\n",
 		       perf_event_paranoid());
 		return -EPERM;
 	}
-	if (!tracing) {
+	if (!tracing_path_mount()) {
 		pr_err("tracefs is not mounted and cannot be: mount it with 'mount -t tracefs nodev /sys/kernel/tracing'\n");
 		return -ENOENT;
 	}
-	snprintf(path, sizeof(path), "%s/uprobe_events", tracing);
+	path = get_tracing_file("uprobe_events");
+	if (!path)
+		return -ENOMEM;
 	if (access(path, W_OK)) {
 		pr_err("This kernel has no uprobe events (%s): build it with CONFIG_UPROBE_EVENTS=y\n",
 		       path);
-		return -ENOTSUP;
+		ret = -ENOTSUP;
 	}
-	return 0;
+	put_tracing_file(path);
+	return ret;
 }
 
 /*
@@ -168,7 +173,7 @@ static void refcnt__print_inline_coverage(const struct refcnt_probes *rp, const 
 			fn, covered, covered + uncovered);
 }
 
-static void refcnt__print_probes(const struct refcnt_probes *rp)
+static void refcnt__print_probes(const struct refcnt_probes *rp, const char *uncover)
 {
 	int inlined = 0, moved = 0;
 
@@ -206,11 +211,18 @@ static void refcnt__print_probes(const struct refcnt_probes *rp)
 	for (int i = 0; i < rp->nr_uncovered; i++) {
 		const struct refcnt_probe *u = &rp->uncovered[i];
 
-		pr_warning("perf refcnt: uncovered: %s() inlined in %s() at %s:%d: %s\n",
+		if (i == REFCNT_UNCOVERED_SHOWN && !verbose) {
+			pr_warning("perf refcnt: uncovered: %d more, -v lists them\n",
+				   rp->nr_uncovered - i);
+			break;
+		}
+		pr_warning("perf refcnt: uncovered: %s() inlined in %s() at %s:%d: %s%s\n",
 			   u->func, u->in_func ?: "?", u->call_file ?: "?", u->call_line,
+			   uncover && strstr(uncover, u->func) ? "--uncover" :
 			   u->op == REFCNT_OP__BORN ?
 			   "an inlined constructor has no return to probe" :
-			   "the object is in no fetchable location");
+			   "the object is in no fetchable location",
+			   u->has_offset ? " (its hits are recorded)" : "");
 	}
 }
 
@@ -218,7 +230,7 @@ static int refcnt__record(int argc, const char **argv)
 {
 	const char *output = NULL;
 	const char *types = NULL, *exe = NULL, *call_graph = "fp", *pid = NULL;
-	const char *mmap_pages = "2048", *max_stack = NULL;
+	const char *mmap_pages = "2048", *max_stack = NULL, *uncover = NULL;
 	bool compress = true, count = false;
 	const char **rec_argv;
 	char group[32], event[48], *exe_path = NULL, bad[64];
@@ -242,6 +254,9 @@ static int refcnt__record(int argc, const char **argv)
 	OPT_BOOLEAN(0, "count", &count,
 		    "only count the hits of every probe with perf stat (CSV to -o, or stderr)"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	/* perf 6.12 built with -g has no uncovered site: this shows what they do */
+	OPT_STRING(0, "uncover", &uncover, "func[,func...]",
+		   "probe the inlined copies of these functions as uncovered sites"),
 	OPT_END()
 	};
 
@@ -296,10 +311,10 @@ static int refcnt__record(int argc, const char **argv)
 
 	refcnt_probes__remove_stale();
 
-	ret = refcnt_probes__resolve(&refcnt_probes, exe_path, type_mask);
+	ret = refcnt_probes__resolve(&refcnt_probes, exe_path, type_mask, uncover);
 	if (ret)
 		goto out;
-	refcnt__print_probes(&refcnt_probes);
+	refcnt__print_probes(&refcnt_probes, uncover);
 
 	snprintf(group, sizeof(group), REFCNT_GROUP_PREFIX "%d", getpid());
 	ret = refcnt__start_guardian(group);
@@ -588,6 +603,8 @@ static int refcnt__process_sample(const struct perf_tool *tool,
 
 	rep->samples++;
 	ret = refcnt_decoder__decode(&rep->decoder, evsel, sample, &ev);
+	if (ret == 2 && (rep->type_mask & (1UL << ev.type)))
+		refcnt_engine__missed(rep->engine, ev.time, ev.type);
 	if (ret)
 		return ret < 0 ? ret : 0;
 	if (!(rep->type_mask & (1UL << ev.type)))
@@ -620,6 +637,39 @@ static int refcnt__process_lost_samples(const struct perf_tool *tool,
 	return 0;
 }
 
+/* Inlined sites recorded without their object: what they may hide. */
+static void refcnt__print_uncovered(struct refcnt_report *rep)
+{
+	const struct refcnt_decoder *d = &rep->decoder;
+	u64 hits = 0;
+	u32 hit = 0;
+
+	if (!d->nr_uncovered)
+		return;
+	for (u32 i = 0; i < d->nr_uncovered; i++) {
+		hits += d->uncovered[i].hits;
+		hit += d->uncovered[i].hits > 0;
+	}
+	printf("# uncovered inlined sites: %u, %u of them hit %" PRIu64
+	       " times: findings on objects of their type live then are uncertain\n",
+	       d->nr_uncovered, hit, hits);
+	for (u32 i = 0; i < d->nr_uncovered; i++) {
+		const struct refcnt_uncovered *u = &d->uncovered[i];
+
+		if (!u->hits && !verbose)
+			continue;
+		printf("#   %" PRIu64 " hits: %s %s at %#" PRIx64, u->hits,
+		       refcnt_type_specs[u->type].name, refcnt_op__name(u->op), u->vaddr);
+		if (u->hits) {
+			printf(" in ");
+			refcnt__fprintf_addr(stdout, &rep->session->machines.host, u->pid, u->ip,
+					     false);
+		}
+		putchar('\n');
+	}
+	printf("#\n");
+}
+
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 {
 	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
@@ -636,11 +686,12 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	}
 	printf("\n# leaks: %" PRIu64 ", over-releases: %" PRIu64 ", double puts: %" PRIu64
 	       ", use after put: %" PRIu64 ", mismatches: %" PRIu64 ", owned at exit: %" PRIu64
-	       ", uncertain (lost events): %" PRIu64 "\n#\n",
+	       ", uncertain (lost or uncovered events): %" PRIu64 "\n#\n",
 	       t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
 	       t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
 	       t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT],
 	       rep->findings.uncertain);
+	refcnt__print_uncovered(rep);
 }
 
 /*

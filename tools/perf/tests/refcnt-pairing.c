@@ -896,3 +896,58 @@ int test__refcnt_pairing_racing_reads(struct test_suite *test __maybe_unused,
 	return TEST_OK;
 }
 
+/*
+ * An uncovered inlined site of type 1 was hit at time 30: the lifetimes of
+ * that type live then (B) are uncertain, those of other types (A) and those
+ * born after it (C) are not.
+ */
+int test__refcnt_pairing_missed(struct test_suite *test __maybe_unused,
+				int subtest __maybe_unused)
+{
+	struct refcnt_event before[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(20, GET,  OBJ_A, X, 0x10, 1, 1),
+		EV(21, GET,  OBJ_B, X, 0x10, 1, 1),
+	};
+	struct refcnt_event after[] = {
+		EV(40, PUT,  OBJ_A, MAIN, 0x30, 1, 2),
+		EV(41, PUT,  OBJ_B, MAIN, 0x30, 1, 2),
+		EV(50, BORN, OBJ_C, MAIN, 0x40, 1, 1),
+		EV(60, GET,  OBJ_C, X, 0x10, 1, 1),
+		EV(70, PUT,  OBJ_C, MAIN, 0x50, 1, 2),
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_A, .generation = 1,
+		  .site = FN_X + 0x10, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__LEAK, .type = 1, .obj = OBJ_B, .generation = 1,
+		  .site = FN_X + 0x10, .op = REFCNT_OP__GET, .uncertain = true },
+		{ .kind = REFCNT_FINDING__LEAK, .type = 1, .obj = OBJ_C, .generation = 1,
+		  .site = FN_X + 0x10, .op = REFCNT_OP__GET },
+	};
+	struct refcnt_engine_stats stats;
+	struct refcnt_engine *engine;
+	struct collect c;
+	int err;
+
+	before[1].type = 1;
+	before[3].type = 1;
+	for (size_t i = 1; i < ARRAY_SIZE(after); i++)
+		after[i].type = 1;
+
+	engine = refcnt_engine__new(&collect_ops, &c);
+	TEST_ASSERT_VAL("engine", engine);
+	memset(&c, 0, sizeof(c));
+	err = feed(engine, before, ARRAY_SIZE(before));
+	refcnt_engine__missed(engine, 30, 1);
+	if (!err)
+		err = feed(engine, after, ARRAY_SIZE(after));
+	refcnt_engine__end(engine);
+	stats = *refcnt_engine__stats(engine);
+	refcnt_engine__delete(engine);
+
+	TEST_ASSERT_EQUAL("feeding", err, 0);
+	TEST_ASSERT_VAL("findings", check_findings(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("one missed op", stats.missed_ops == 1 && stats.lost_windows == 0);
+	return TEST_OK;
+}

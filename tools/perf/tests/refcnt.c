@@ -15,7 +15,8 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 {
 	unsigned long mask, all = (1UL << refcnt_type_specs__nr) - 1;
 	const struct refcnt_type_spec *spec;
-	int dso, cpu_map;
+	int dso, cpu_map, type, op, ret;
+	u64 uncovered;
 	char bad[32];
 
 	TEST_ASSERT_EQUAL("six audited types", (int)refcnt_type_specs__nr, 6);
@@ -24,8 +25,8 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 	for (unsigned int i = 0; i < refcnt_type_specs__nr; i++) {
 		spec = &refcnt_type_specs[i];
 		TEST_ASSERT_VAL("member", spec->member && *spec->member);
-		for (int op = 0; op < REFCNT_OP__MAX; op++)
-			TEST_ASSERT_VAL(spec->name, spec->funcs[op][0]);
+		for (int o = 0; o < REFCNT_OP__MAX; o++)
+			TEST_ASSERT_VAL(spec->name, spec->funcs[o][0]);
 		TEST_ASSERT_VAL("find", refcnt_type_spec__find(spec->name) == spec);
 	}
 
@@ -54,6 +55,20 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("op round trip",
 			!strcmp(refcnt_op__name(REFCNT_OP__DIES), "dies"));
 	TEST_ASSERT_VAL("bad op", refcnt_op__from_name("free") == -1);
+
+	ret = refcnt_event_name__parse("map__get__12", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("event name", !ret);
+	TEST_ASSERT_VAL("event name fields",
+			type == (int)refcnt_type_spec__index(refcnt_type_spec__find("map")) &&
+			op == REFCNT_OP__GET && !uncovered);
+	ret = refcnt_event_name__parse("cpu_map__put__u4a3f20", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("uncovered name", !ret);
+	TEST_ASSERT_VAL("uncovered address", type == cpu_map && op == REFCNT_OP__PUT &&
+			uncovered == 0x4a3f20);
+	ret = refcnt_event_name__parse("map__get__u4x", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("bad address", ret == -1);
+	ret = refcnt_event_name__parse("map_get", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("not ours", ret == -1);
 	return TEST_OK;
 }
 
@@ -73,6 +88,7 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt pairing: --history steps of one object", refcnt_pairing_follow),
 	TEST_CASE("refcnt pairing: nested births, missed dies", refcnt_pairing_rebirth),
 	TEST_CASE("refcnt pairing: reads racing other threads", refcnt_pairing_racing_reads),
+	TEST_CASE("refcnt pairing: uncovered sites, per type", refcnt_pairing_missed),
 	{ .name = NULL, }
 };
 

@@ -51,6 +51,23 @@ if command -v strip > /dev/null; then
 		perf refcnt record -x "$tmpdir/perf-stripped" -- true
 fi
 
+# A kernel without CONFIG_UPROBE_EVENTS has a tracefs without uprobe_events,
+# as a tracefs instance directory is: mount one over the tracefs, in a mount
+# namespace of the test's own.
+instance=/sys/kernel/tracing/instances/perf_test_refcnt_$$
+if [ "$(id -u)" -eq 0 ] && command -v unshare > /dev/null && mkdir "$instance" 2> /dev/null; then
+	expect_error "kernel without uprobe events" \
+		"This kernel has no uprobe events \(/sys/kernel/tracing/uprobe_events\): build it with CONFIG_UPROBE_EVENTS=y" \
+		unshare -m --propagation private sh -c '
+			mount --bind "$1" /sys/kernel/tracing || exit 0
+			if mountpoint -q /sys/kernel/debug/tracing; then
+				mount --bind "$1" /sys/kernel/debug/tracing || exit 0
+			fi
+			exec "$2" refcnt record -o /tmp/none.data -- "$2" test -w refcnt' \
+		sh "$instance" "$perf"
+	rmdir "$instance"
+fi
+
 if [ "$(id -u)" -eq 0 ] && command -v setpriv > /dev/null; then
 	expect_error "not privileged" "needs root: run it as root" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups \

@@ -5,7 +5,9 @@
 # The ground truth: the refcnt workload calls perf's real refcount API with
 # known bugs, each in a function of its own. Recorded with perf refcnt
 # record, the report must find exactly those bugs, each attributed to the
-# function that made it, and nothing in the clean run.
+# function that made it, and nothing in the clean run. With map__get's
+# inlined copies left uncovered, their hits are recorded and make the map
+# findings uncertain, never confident, while the dso findings stay exact.
 
 set -u
 
@@ -15,29 +17,22 @@ refcnt_test_init "refcnt workload"
 
 refcnt_need_root
 
-# finding,type,function of its site,uncertain,function of the freeing put;
-# compiler clone suffixes (.constprop.0, .isra.0) are dropped
-findings() {
-	perf refcnt report -i "$1" -x, | awk -F, '{
-		for (i = 5; i <= 7; i += 2) sub(/\..*/, "", $i)
-		print $1 "," $2 "," $5 "," $6 "," $7
-	}' | sort
-}
-
+# record NAME MODE [OPTIONS...]
 record() {
-	local mode=$1 rc
+	local name=$1 mode=$2 rc
 
-	perf refcnt record -o "$tmpdir/$mode.data" -- perf test -w refcnt "$mode" \
-		> /dev/null 2> "$tmpdir/$mode.err"
+	shift 2
+	perf refcnt record -o "$tmpdir/$name.data" "$@" -- perf test -w refcnt "$mode" \
+		> /dev/null 2> "$tmpdir/$name.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
-		fail "$mode: record exited $rc: $(tail -n 2 "$tmpdir/$mode.err")"
+		fail "$name: record exited $rc: $(tail -n 2 "$tmpdir/$name.err")"
 		return 1
 	fi
-	findings "$tmpdir/$mode.data" > "$tmpdir/$mode.found"
+	refcnt_findings "$tmpdir/$name.data" > "$tmpdir/$name.found"
 }
 
-if record clean; then
+if record clean clean; then
 	if [ -s "$tmpdir/clean.found" ]; then
 		fail "clean: findings where there is no bug:"
 		cat "$tmpdir/clean.found"
@@ -46,24 +41,37 @@ if record clean; then
 	fi
 fi
 
-if record buggy; then
-	{
-		for t in dso map maps thread nsinfo; do
-			echo "leak,$t,refcnt_${t}_leak,0,-"
-			echo "double put,$t,refcnt_${t}_over_release,0,refcnt_${t}_buggy"
-			echo "use after put,$t,refcnt_${t}_use_after_put,0,refcnt_${t}_buggy"
-		done
-		# perf_cpu_map keeps its count where free() writes: a leak only
-		echo "leak,cpu_map,refcnt_cpu_map_leak,0,-"
-		# the leaked map still holds the reference map__new2 took on its dso
-		echo "leak,dso,map__new2,0,-"
-		# the leaked thread still owns the nsinfo thread__new made for it
-		echo "owned at exit,nsinfo,thread__new,0,-"
-	} | sort > "$tmpdir/buggy.expected"
+if record buggy buggy; then
+	refcnt_buggy_findings > "$tmpdir/buggy.expected"
 	if ! diff -u "$tmpdir/buggy.expected" "$tmpdir/buggy.found"; then
 		fail "buggy: findings differ from the injected bugs (- expected, + found)"
 	else
 		echo "refcnt workload: buggy: exactly the $(wc -l < "$tmpdir/buggy.expected") injected findings"
+	fi
+fi
+
+if record uncovered buggy -t dso,map --uncover map__get; then
+	if ! grep -q "uncovered: map__get() inlined in refcnt_map_take() .*its hits are recorded" \
+		"$tmpdir/uncovered.err"; then
+		fail "uncovered: record does not list refcnt_map_take's map__get as uncovered"
+	fi
+	perf refcnt report -i "$tmpdir/uncovered.data" --stdio > "$tmpdir/uncovered.out" 2>&1
+	if ! grep -qE "^#   [0-9]+ hits: map get at 0x[0-9a-f]+ in refcnt_map_take" \
+		"$tmpdir/uncovered.out"; then
+		fail "uncovered: the report does not show the hits of refcnt_map_take's map__get"
+	fi
+	if grep -q "^[^,]*,map,[^,]*,0," "$tmpdir/uncovered.found"; then
+		fail "uncovered: confident map findings with map__get uncovered:"
+		grep "^[^,]*,map,[^,]*,0," "$tmpdir/uncovered.found"
+	fi
+	if ! grep -q ",map," "$tmpdir/uncovered.found"; then
+		fail "uncovered: the missed gets made no (uncertain) map finding"
+	fi
+	if ! diff -u <(grep ",dso," "$tmpdir/buggy.expected") \
+		<(grep ",dso," "$tmpdir/uncovered.found"); then
+		fail "uncovered: the dso findings changed with map__get uncovered"
+	else
+		echo "refcnt workload: uncovered map__get: map findings uncertain, dso findings exact"
 	fi
 fi
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w refcnt [clean|buggy]: the ground truth of perf refcnt.
+ * perf test -w refcnt [clean|buggy] [wait]: the ground truth of perf refcnt.
+ * With "wait", it starts only on SIGUSR1, for perf refcnt record -p.
  *
  * Calls perf's real refcount API (dso, map, maps, thread, nsinfo,
  * perf_cpu_map) in the shapes perf uses: nested get/put, a get in one
@@ -18,6 +19,7 @@
  * free chunk: perf_cpu_map keeps it at offset 0, so it has the leak only.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,11 +183,21 @@ static int refcnt(int argc, const char **argv)
 {
 	const char *mode = argc > 0 ? argv[0] : "clean";
 	bool buggy = !strcmp(mode, "buggy");
+	bool wait = argc > 1 && !strcmp(argv[1], "wait");
 	int err = 0;
 
-	if (!buggy && strcmp(mode, "clean")) {
-		fprintf(stderr, "usage: perf test -w %s [clean|buggy]\n", __func__);
+	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !wait) || argc > 2) {
+		fprintf(stderr, "usage: perf test -w %s [clean|buggy] [wait]\n", __func__);
 		return 1;
+	}
+	if (wait) {
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		if (sigprocmask(SIG_BLOCK, &set, NULL) || sigwait(&set, &sig))
+			return 1;
 	}
 
 	refcnt_map_dso = refcnt_dso_new();

@@ -32,6 +32,7 @@ struct refcnt_evsel {
 	struct tep_format_field	*live;
 	struct tep_format_field	*site;		/* entry probes: return address */
 	struct tep_format_field	*ret_ip;	/* return probes: the call site */
+	int			uncovered;	/* index in decoder->uncovered, or -1 */
 };
 
 static size_t site__hash(long key, void *ctx __maybe_unused)
@@ -62,10 +63,11 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 	evlist__for_each_entry(evlist, evsel) {
 		const char *name = strchr(evsel__name(evsel), ':');
 		struct refcnt_evsel *re;
+		u64 uncovered;
 		int type, op;
 
 		if (!name || !strstarts(evsel__name(evsel), "refcnt_") ||
-		    refcnt_event_name__parse(name + 1, &type, &op))
+		    refcnt_event_name__parse(name + 1, &type, &op, &uncovered))
 			continue;
 
 		re = zalloc(sizeof(*re));
@@ -73,6 +75,26 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			return -ENOMEM;
 		re->type = type;
 		re->op = op;
+		re->uncovered = -1;
+		if (uncovered) {
+			struct refcnt_uncovered *u;
+
+			u = reallocarray(d->uncovered, d->nr_uncovered + 1, sizeof(*u));
+			if (!u) {
+				free(re);
+				return -ENOMEM;
+			}
+			d->uncovered = u;
+			u += d->nr_uncovered;
+			memset(u, 0, sizeof(*u));
+			u->type = type;
+			u->op = op;
+			u->vaddr = uncovered;
+			re->uncovered = d->nr_uncovered++;
+			evsel->priv = re;
+			nr++;
+			continue;
+		}
 		re->obj = evsel__field(evsel, "obj");
 		re->live = evsel__field(evsel, "live");
 		re->site = evsel__field(evsel, "site");
@@ -97,6 +119,8 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 			zfree(&evsel->priv);
 	}
 	refcnt_stacks__exit(&d->stacks);
+	zfree(&d->uncovered);
+	d->nr_uncovered = 0;
 	zfree(&d->ups);
 	d->nr_ups = 0;
 	if (!IS_ERR_OR_NULL(d->callers))
@@ -196,6 +220,20 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		return 1;
 
 	memset(ev, 0, sizeof(*ev));
+	if (re->uncovered >= 0) {
+		struct refcnt_uncovered *u = &d->uncovered[re->uncovered];
+
+		if (!u->hits++) {
+			u->ip = sample->ip;
+			u->pid = sample->pid;
+		}
+		ev->type = re->type;
+		ev->op = re->op;
+		ev->time = sample->time;
+		ev->tid = sample->tid;
+		ev->site = sample->ip;
+		return 2;
+	}
 	ev->obj = format_field__intval(re->obj, sample, evsel->needs_swap);
 	if (!ev->obj) {
 		d->null_ops++;

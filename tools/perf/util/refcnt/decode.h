@@ -25,6 +25,16 @@ struct refcnt_stack_up {
 	u64	up[REFCNT_UP_FRAMES];
 };
 
+/* An inlined get or put that was probed without its object. */
+struct refcnt_uncovered {
+	u8	type;
+	u8	op;
+	u64	vaddr;		/* in the binary, from the event's name */
+	u64	hits;
+	u64	ip;		/* of the first hit, and its process */
+	u32	pid;
+};
+
 struct refcnt_decoder {
 	struct refcnt_stacks	stacks;
 	struct hashmap		*callers;	/* site -> caller key */
@@ -35,6 +45,8 @@ struct refcnt_decoder {
 	unsigned long		type_mask;	/* types present in the recording */
 	u64			null_ops;	/* get/put(NULL): legal, not objects */
 	u64			bad_samples;	/* samples that do not decode */
+	struct refcnt_uncovered	*uncovered;
+	u32			nr_uncovered;
 };
 
 /* Returns the number of perf refcnt events in @evlist, or a negative error. */
@@ -42,7 +54,10 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			 struct machine *machine);
 void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist);
 
-/* 0: @ev filled; 1: nothing to feed (NULL object, not ours); < 0: error */
+/*
+ * 0: @ev filled; 1: nothing to feed (NULL object, not ours); 2: a hit of an
+ * uncovered site, @ev has all but the object; < 0: error
+ */
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev);
 

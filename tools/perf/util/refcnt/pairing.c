@@ -91,6 +91,8 @@ struct refcnt_engine {
 	struct hashmap		*follow;	/* addresses followed -> 1 */
 	struct list_head	live;		/* struct refcnt_lifetime, by start */
 	struct refcnt_engine_stats stats;
+	/* lost-events windows, and hits of uncovered sites, per type */
+	u64			missed[REFCNT_TYPE__MAX_NR];
 	u64			last_time;
 	bool			ended;
 };
@@ -295,7 +297,7 @@ static void engine__end_lifetime(struct refcnt_engine *engine, struct refcnt_obj
 	lifetime__free(object->live);
 	object->live = NULL;
 	object->dead = true;
-	object->lost_at_death = engine->stats.lost_windows;
+	object->lost_at_death = engine->missed[object->type];
 	engine->stats.live_lifetimes--;
 }
 
@@ -319,7 +321,7 @@ static int engine__start_unseen(struct refcnt_engine *engine, struct refcnt_obje
 
 	if (err)
 		return err;
-	object->uncertain = !known || engine->stats.lost_windows;
+	object->uncertain = !known || engine->missed[ev->type];
 	lifetime__add_unknown(object->live, ev, known ? ev->live : 1);
 	return 0;
 }
@@ -575,7 +577,7 @@ static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *
 			    const struct refcnt_event *ev, struct refcnt_step *step)
 {
 	bool uncertain = object->uncertain ||
-			 object->lost_at_death != engine->stats.lost_windows;
+			 object->lost_at_death != engine->missed[object->type];
 	struct refcnt_finding f = { .other = object->release };
 
 	if (ev->op == REFCNT_OP__PUT && object->dead_gets) {
@@ -651,7 +653,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 			err = engine__start(engine, object, ev);
 			if (err)
 				return err;
-			object->uncertain = engine->stats.lost_windows;
+			object->uncertain = engine->missed[ev->type];
 			engine__dies(engine, object, ev, step);
 			return 0;
 		}
@@ -732,8 +734,24 @@ void refcnt_engine__lost(struct refcnt_engine *engine, u64 time __maybe_unused,
 	struct refcnt_lifetime *lt;
 
 	engine->stats.lost_windows++;
+	for (unsigned int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
+		engine->missed[t]++;
 	list_for_each_entry(lt, &engine->live, node)
 		lt->object->uncertain = true;
+}
+
+void refcnt_engine__missed(struct refcnt_engine *engine, u64 time __maybe_unused, u8 type)
+{
+	struct refcnt_lifetime *lt;
+
+	if (type >= REFCNT_TYPE__MAX_NR)
+		return;
+	engine->stats.missed_ops++;
+	engine->missed[type]++;
+	list_for_each_entry(lt, &engine->live, node) {
+		if (lt->object->type == type)
+			lt->object->uncertain = true;
+	}
 }
 
 void refcnt_engine__end(struct refcnt_engine *engine)

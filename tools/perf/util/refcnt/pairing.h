@@ -180,6 +180,7 @@ struct refcnt_engine_stats {
 	u64	live_lifetimes;
 	u64	findings[REFCNT_FINDING__MAX];
 	u64	lost_windows;
+	u64	missed_ops;	/* refcnt_engine__missed() calls */
 	u64	out_of_order;	/* events older than one fed before them */
 	u64	uncertain;	/* findings delivered with uncertain set */
 	u64	missed_dies;	/* lifetimes ended by a new one at their
@@ -225,6 +226,12 @@ int refcnt_engine__event(struct refcnt_engine *engine,
  * first seen afterwards without a birth, is uncertain.
  */
 void refcnt_engine__lost(struct refcnt_engine *engine, u64 time, u64 nr);
+
+/*
+ * An operation on an object of @type was seen without its object (an
+ * uncovered inlined site): like lost events, but for that type only.
+ */
+void refcnt_engine__missed(struct refcnt_engine *engine, u64 time, u8 type);
 
 /*
  * End of the stream: report what is still outstanding, lifetime by lifetime

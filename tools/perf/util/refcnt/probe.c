@@ -64,7 +64,20 @@ struct refcnt_resolver {
 	Dwarf			*dwarf;
 	Dwarf_CFI		*cfi;
 	Dwarf_Addr		bias;
+	const char		*uncover;	/* "f1,f2": treat as uncovered */
 };
+
+/* Is @func in the comma-separated list @list? */
+static bool func__in_list(const char *func, const char *list)
+{
+	size_t len = strlen(func);
+
+	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
+		if (!strncmp(s, func, len) && (s[len] == ',' || s[len] == '\0'))
+			return true;
+	}
+	return false;
+}
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
 {
@@ -473,6 +486,9 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 	tmp.inlined = true;
 	tmp.vaddr = entry;
 
+	if (func__in_list(fn->name, r->uncover))
+		goto uncovered;
+
 	/* born needs the returned object: an inlined copy has no return */
 	if (fn->op != REFCNT_OP__BORN && dwarf_child(inl, &param) == 0) {
 		do {
@@ -504,6 +520,14 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 		tmp.vaddr = pc;
 		tmp.moved = pc != entry;
 		ok = !resolver__file_offset(r, pc, &tmp.offset);
+	}
+uncovered:
+	if (!ok) {
+		/* probed without the object, to count the operations missed */
+		tmp.obj.kind = REFCNT_LOC__NONE;
+		tmp.vaddr = entry;
+		tmp.moved = false;
+		tmp.has_offset = !resolver__file_offset(r, entry, &tmp.offset);
 	}
 
 	tmp.in_func = in_func ? strdup(in_func) : NULL;
@@ -629,13 +653,22 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 		if (asprintf(&p->event, "%s__%s__%d", type, refcnt_op__name(p->op), seq++) < 0)
 			return -ENOMEM;
 	}
+	/* uncovered copies: named by their address, see refcnt_event_name__parse() */
+	for (int i = 0; i < rp->nr_uncovered; i++) {
+		struct refcnt_probe *p = &rp->uncovered[i];
+
+		if (asprintf(&p->event, "%s__%s__" REFCNT_UNCOVERED_PREFIX "%" PRIx64,
+			     refcnt_type_specs[p->type].name, refcnt_op__name(p->op),
+			     p->vaddr) < 0)
+			return -ENOMEM;
+	}
 	return 0;
 }
 
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
-			   unsigned long type_mask)
+			   unsigned long type_mask, const char *uncover)
 {
-	struct refcnt_resolver r = { .rp = rp };
+	struct refcnt_resolver r = { .rp = rp, .uncover = uncover };
 	struct debuginfo *dinfo = NULL;
 	int fd, ret;
 
@@ -787,6 +820,10 @@ static int refcnt_probe__add(int fd, const char *exe, const char *group,
 	if (!tev.args)
 		return -ENOMEM;
 
+	/* an uncovered copy: its hits are counted, the object is unknown */
+	if (p->obj.kind == REFCNT_LOC__NONE)
+		goto add;
+
 	tev.args[0].name = (char *)"obj";
 	tev.args[0].type = (char *)"x64";
 	if (probe__fetch(&tev.args[tev.nargs++], &p->obj, 0, false))
@@ -807,6 +844,7 @@ static int refcnt_probe__add(int fd, const char *exe, const char *group,
 			goto out;
 	}
 
+add:
 	ret = probe_file__add_event(fd, &tev);
 out:
 	tev__exit(&tev);
@@ -832,6 +870,18 @@ int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
 		if (ret < 0) {
 			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", group,
 			       rp->probes[i].event, rp->exe, rp->probes[i].offset,
+			       strerror(-ret));
+			break;
+		}
+		rp->nr_installed++;
+	}
+	for (int i = 0; ret >= 0 && i < rp->nr_uncovered; i++) {
+		if (!rp->uncovered[i].has_offset)
+			continue;
+		ret = refcnt_probe__add(fd, rp->exe, group, &rp->uncovered[i]);
+		if (ret < 0) {
+			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", group,
+			       rp->uncovered[i].event, rp->exe, rp->uncovered[i].offset,
 			       strerror(-ret));
 			break;
 		}

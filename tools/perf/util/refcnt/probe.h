@@ -40,6 +40,7 @@ struct refcnt_probe {
 	int		call_line;
 	u64		vaddr;		/* probe address in the binary */
 	u64		offset;		/* its file offset, for the uprobe */
+	bool		has_offset;	/* uncovered: the offset could be found */
 	struct refcnt_loc obj;		/* the object pointer */
 	int		live_offset;	/* refcount offset in the object, or -1 */
 	char		*event;		/* tracefs event name */
@@ -50,7 +51,10 @@ struct refcnt_probes {
 	unsigned long		type_mask;
 	struct refcnt_probe	*probes;
 	int			nr;
-	/* inlined copies that cannot be probed, kept to be reported */
+	/*
+	 * Inlined copies whose object cannot be fetched: probed at their entry
+	 * without it, so that the recording holds them and counts their hits.
+	 */
 	struct refcnt_probe	*uncovered;
 	int			nr_uncovered;
 	bool			has_dwarf;
@@ -59,11 +63,13 @@ struct refcnt_probes {
 };
 
 /*
- * Resolve every probe of the types in @type_mask in @exe. Returns 0, or a
- * negative error after saying with pr_err what is missing and how to fix it.
+ * Resolve every probe of the types in @type_mask in @exe; the inlined
+ * copies of the functions in @uncover ("f1,f2", or NULL) are taken as
+ * uncovered, to test that path. Returns 0, or a negative error after
+ * saying with pr_err what is missing and how to fix it.
  */
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
-			   unsigned long type_mask);
+			   unsigned long type_mask, const char *uncover);
 void refcnt_probes__exit(struct refcnt_probes *rp);
 
 /* Register the probes as uprobe events in tracefs group @group. */

@@ -150,7 +150,7 @@ int refcnt_type_specs__parse(const char *list, unsigned long *mask,
 	return err;
 }
 
-int refcnt_event_name__parse(const char *name, int *type, int *op)
+int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovered)
 {
 	char buf[64], *sep, *opname, *seq;
 	const struct refcnt_type_spec *spec;
@@ -162,8 +162,18 @@ int refcnt_event_name__parse(const char *name, int *type, int *op)
 	*sep = '\0';
 	opname = sep + 2;
 	seq = strstr(opname, "__");
-	if (seq)
+	*uncovered = 0;
+	if (seq) {
 		*seq = '\0';
+		seq += 2;
+		if (strstarts(seq, REFCNT_UNCOVERED_PREFIX)) {
+			char *end;
+
+			*uncovered = strtoull(seq + 1, &end, 16);
+			if (*end || !*uncovered)
+				return -1;
+		}
+	}
 
 	spec = refcnt_type_spec__find(buf);
 	*op = refcnt_op__from_name(opname);

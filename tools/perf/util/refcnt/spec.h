@@ -3,6 +3,7 @@
 #define __PERF_REFCNT_SPEC_H
 
 #include <stdbool.h>
+#include <linux/types.h>
 
 /*
  * What perf refcnt knows of a reference counted type: the names of the
@@ -47,9 +48,13 @@ int refcnt_type_specs__parse(const char *list, unsigned long *mask,
 
 /*
  * Event names say what a probe is, so that a recording decodes without the
- * target binary: "<type>__<op>" or "<type>__<op>__<n>". Returns 0 and sets
- * @type and @op, or -1 for a name that is not perf refcnt's.
+ * target binary: "<type>__<op>" or "<type>__<op>__<n>", and for an inlined
+ * copy whose object could not be fetched (uncovered, probed to count its
+ * hits) "<type>__<op>__u<hex address in the binary>". Returns 0 and sets
+ * @type, @op and @uncovered (the address, or 0), or -1 for a name that is
+ * not perf refcnt's.
  */
-int refcnt_event_name__parse(const char *name, int *type, int *op);
+#define REFCNT_UNCOVERED_PREFIX	"u"
+int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovered);
 
 #endif /* __PERF_REFCNT_SPEC_H */

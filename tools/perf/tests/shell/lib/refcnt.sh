@@ -40,3 +40,31 @@ refcnt_need_root() {
 		exit 2
 	fi
 }
+
+# refcnt_findings FILE: the findings of a recording, one per line, sorted:
+# finding,type,function of its site,uncertain,function of the freeing put;
+# compiler clone suffixes (.constprop.0, .isra.0) are dropped
+refcnt_findings() {
+	perf refcnt report -i "$1" -x, | awk -F, '{
+		for (i = 5; i <= 7; i += 2) sub(/\..*/, "", $i)
+		print $1 "," $2 "," $5 "," $6 "," $7
+	}' | sort
+}
+
+# refcnt_buggy_findings: what refcnt_findings must say of a recording of
+# perf test -w refcnt buggy: its injected bugs and their consequences
+refcnt_buggy_findings() {
+	{
+		for t in dso map maps thread nsinfo; do
+			echo "leak,$t,refcnt_${t}_leak,0,-"
+			echo "double put,$t,refcnt_${t}_over_release,0,refcnt_${t}_buggy"
+			echo "use after put,$t,refcnt_${t}_use_after_put,0,refcnt_${t}_buggy"
+		done
+		# perf_cpu_map keeps its count where free() writes: a leak only
+		echo "leak,cpu_map,refcnt_cpu_map_leak,0,-"
+		# the leaked map still holds the reference map__new2 took on its dso
+		echo "leak,dso,map__new2,0,-"
+		# the leaked thread still owns the nsinfo thread__new made for it
+		echo "owned at exit,nsinfo,thread__new,0,-"
+	} | sort
+}

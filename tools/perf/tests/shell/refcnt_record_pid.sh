@@ -1,0 +1,91 @@
+#!/bin/bash
+# refcnt record: -p PID of a running perf, exact findings (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf refcnt record -p attaches to a perf that is already running: the
+# buggy workload, made to wait for SIGUSR1 until the probes are in. The
+# recording must end when that process does and hold exactly its bugs.
+
+set -u
+
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+refcnt_test_init "refcnt record -p"
+
+refcnt_need_root
+
+# wait_for SECONDS COMMAND...: poll COMMAND every 0.1 s until it succeeds
+wait_for() {
+	local tries=$(($1 * 10))
+
+	shift
+	while ! "$@"; do
+		tries=$((tries - 1))
+		[ $tries -gt 0 ] || return 1
+		sleep 0.1
+	done
+}
+
+# the workload sleeps in sigwait(): sigtimedwait unblocks the signal it
+# waits for while it waits, so SigBlk cannot tell; wchan can
+waiting() {
+	grep -q sigtimedwait "/proc/$1/wchan" 2> /dev/null
+}
+
+# as many perf_event fds open in the recorder as it placed probes
+recording() {
+	local probes
+
+	probes=$(sed -n 's/^perf refcnt: \([0-9]*\) probes on .*/\1/p' "$tmpdir/err")
+	[ -n "$probes" ] &&
+	[ "$(find "/proc/$1/fd" -lname 'anon_inode:\[perf_event\]' 2> /dev/null | wc -l)" \
+		-ge "$probes" ]
+}
+
+perf test -w refcnt buggy wait &
+workload=$!
+if ! wait_for 10 waiting $workload; then
+	kill $workload 2> /dev/null
+	fail "the workload did not start waiting"
+	exit 1
+fi
+
+perf refcnt record -p $workload -o "$tmpdir/pid.data" > /dev/null 2> "$tmpdir/err" &
+recorder=$!
+if ! wait_for 30 recording $recorder; then
+	fail "the recorder did not open its events: $(tail -n 2 "$tmpdir/err")"
+	kill -INT $recorder $workload 2> /dev/null
+	wait
+	exit 1
+fi
+# the events are enabled once all are open
+sleep 0.5
+kill -USR1 $workload
+wait $workload
+rc=$?
+[ $rc -eq 0 ] || fail "the workload exited $rc"
+
+# the recording ends by itself when the process is gone
+if ! wait_for 30 eval '! kill -0 '$recorder' 2> /dev/null'; then
+	fail "the recorder still runs after its target exited"
+	kill -INT $recorder
+fi
+wait $recorder
+rc=$?
+if [ $rc -ne 0 ]; then
+	fail "record -p exited $rc: $(tail -n 2 "$tmpdir/err")"
+else
+	refcnt_buggy_findings > "$tmpdir/expected"
+	refcnt_findings "$tmpdir/pid.data" > "$tmpdir/found"
+	if ! diff -u "$tmpdir/expected" "$tmpdir/found"; then
+		fail "findings differ from the injected bugs (- expected, + found)"
+	else
+		echo "refcnt record -p: exactly the $(wc -l < "$tmpdir/expected") injected findings"
+	fi
+fi
+
+leftovers=$(refcnt_leftovers)
+if [ -n "$leftovers" ]; then
+	fail "uprobes left behind: $leftovers"
+fi
+exit $err
