@@ -70,8 +70,8 @@ if [ "$(cat "$src/.patches-applied" 2>/dev/null)" != "$sum" ]; then
 	echo "$sum" > "$src/.patches-applied"
 fi
 
-# 3. overlay our tools/: copy what is newer, keeping its mtime so that make
-# sees the edit; drop files we no longer have.
+# 3. overlay our tools/: copy what is newer or changed mode, keeping its
+# mtime so that make sees the edit; drop files we no longer have.
 (cd "$root" && git ls-files -co --exclude-standard tools 2>/dev/null ||
 	find tools -type f) | sort > "$src/.overlay-files.new"
 if [ -e "$src/.overlay-files" ]; then
@@ -81,7 +81,8 @@ fi
 while read -r f; do
 	[ -f "$root/$f" ] || continue
 	if [ ! -e "$src/$f" ] || [ "$root/$f" -nt "$src/$f" ] ||
-	   [ "$root/$f" -ot "$src/$f" ]; then
+	   [ "$root/$f" -ot "$src/$f" ] ||
+	   [ "$(stat -c %a "$root/$f")" != "$(stat -c %a "$src/$f")" ]; then
 		mkdir -p "$(dirname "$src/$f")"
 		cp -p "$root/$f" "$src/$f"
 	fi
