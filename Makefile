@@ -14,12 +14,13 @@ BUILD   ?= $(CURDIR)/build
 SRC     := $(BUILD)/src
 OBJ     := $(BUILD)/obj
 PERF    := $(BUILD)/perf
+MANDIR  := $(BUILD)/man
 
 # Debian's python3 (deps.sh installs python3-dev), not whatever is first in
 # PATH: the build must not depend on the machine's shims.
 PERF_MAKE_FLAGS := O=$(OBJ) EXTRA_CFLAGS=-g NO_LIBBPF=1 NO_JVMTI=1 \
 		   PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config \
-		   NO_SHELLCHECK=1 WERROR=1
+		   NO_SHELLCHECK=1 WERROR=1 mandir=$(MANDIR)
 
 all: build
 
@@ -29,9 +30,17 @@ deps:
 prepare: deps
 	@scripts/prepare-tree.sh $(CURDIR) $(SRC) $(OBJ)
 
-build: prepare
+build: prepare man
 	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS)
 	@ln -sfn obj/perf $(PERF)
+
+# perf-refcnt.1 with perf's own Documentation/Makefile (asciidoc + xmlto),
+# where the perf built with mandir=$(MANDIR) makes 'perf help refcnt' look.
+# Debian's asciidoc runs the python3 first in PATH: make it Debian's.
+man: prepare
+	@mkdir -p $(MANDIR)/man1
+	@PATH=/usr/bin:/bin:$$PATH $(MAKE) -s -C $(SRC)/tools/perf/Documentation \
+		OUTPUT=$(MANDIR)/man1/ $(MANDIR)/man1/perf-refcnt.1
 
 run: build
 	@scripts/demo.sh $(PERF)
@@ -48,4 +57,4 @@ lint: prepare
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build run check bench lint clean
+.PHONY: all deps prepare build man run check bench lint clean

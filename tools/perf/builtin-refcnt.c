@@ -37,11 +37,14 @@
 #include "util/refcnt/pairing.h"
 #include "util/refcnt/probe.h"
 #include "util/refcnt/spec.h"
+#include "util/refcnt/symbolize.h"
 #include "util/session.h"
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
 #include "util/util.h"
+#include "ui/browsers/refcnt.h"
+#include "ui/ui.h"
 
 #define REFCNT_DEFAULT_OUTPUT	"refcnt.data"
 /* record lists this many uncovered sites, -v all of them */
@@ -387,11 +390,14 @@ out:
 
 struct refcnt_report {
 	struct perf_tool	tool;
+	struct perf_data	data;
 	struct perf_session	*session;
 	struct refcnt_decoder	decoder;
 	struct refcnt_engine	*engine;
 	struct refcnt_findings	findings;
+	struct refcnt_symbolizer sym;
 	struct hashmap		*balance;	/* (type, site) -> gets, puts */
+	FILE			*out;		/* of --history steps */
 	unsigned long		type_mask;
 	bool			full_callchain;
 	bool			quiet;
@@ -417,108 +423,6 @@ static size_t balance__hash(long key, void *ctx __maybe_unused)
 static bool balance__equal(long a, long b, void *ctx __maybe_unused)
 {
 	return a == b;
-}
-
-/*
- * The symbol holding an address of a process of the recording, and the
- * address's offset in it; a return address is looked up by the byte before
- * it (a function may end with a call).
- */
-static const char *refcnt__addr_sym(struct machine *machine, u32 pid, u64 addr,
-				    bool return_address, u64 *offset, char *buf, size_t sz)
-{
-	struct thread *thread = machine__find_thread(machine, pid, pid);
-	struct addr_location al;
-	const char *name = NULL;
-
-	addr_location__init(&al);
-	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-					  addr - return_address, &al)) {
-		snprintf(buf, sz, "%s", al.sym->name);
-		*offset = map__map_ip(al.map, addr) - al.sym->start;
-		name = buf;
-	}
-	addr_location__exit(&al);
-	thread__put(thread);
-	return name;
-}
-
-/* "function+0xoff" of an address of a process of the recording */
-static int refcnt__fprintf_addr(FILE *fp, struct machine *machine, u32 pid, u64 addr,
-				bool return_address)
-{
-	char name[256];
-	u64 offset;
-
-	if (!refcnt__addr_sym(machine, pid, addr, return_address, &offset, name, sizeof(name)))
-		return fprintf(fp, "[unknown] %#" PRIx64, addr);
-	return fprintf(fp, "%s+%#" PRIx64, name, offset);
-}
-
-/* the function holding an address, for -x output: stable across runs */
-static const char *refcnt__addr_func(struct machine *machine, u32 pid, u64 addr,
-				     bool return_address, char *buf, size_t sz)
-{
-	u64 offset;
-
-	if (!refcnt__addr_sym(machine, pid, addr, return_address, &offset, buf, sz))
-		snprintf(buf, sz, "%#" PRIx64, addr);
-	return buf;
-}
-
-static u32 refcnt__ref_pid(struct refcnt_report *rep, const struct refcnt_ref *ref)
-{
-	const struct refcnt_stack *stack = refcnt_stacks__get(&rep->decoder.stacks, ref->stack);
-
-	return stack ? stack->pid : ref->tid;
-}
-
-/*
- * Where a reference was taken or released: its function is the caller key
- * the decoder resolved (exact for inlined sites, which are no return
- * addresses), the offset that of the call site in it.
- */
-static int refcnt__fprintf_ref(FILE *fp, struct refcnt_report *rep,
-			       const struct refcnt_ref *ref)
-{
-	struct machine *machine = &rep->session->machines.host;
-	u32 pid = refcnt__ref_pid(rep, ref);
-	char func[256];
-
-	if (!ref->caller)
-		return refcnt__fprintf_addr(fp, machine, pid, ref->site, true);
-	refcnt__addr_func(machine, pid, ref->caller, false, func, sizeof(func));
-	return fprintf(fp, "%s+%#" PRIx64, func, ref->site - ref->caller);
-}
-
-static const char *refcnt__ref_func(struct refcnt_report *rep, const struct refcnt_ref *ref,
-				    char *buf, size_t sz)
-{
-	return refcnt__addr_func(&rep->session->machines.host, refcnt__ref_pid(rep, ref),
-				 ref->caller ?: ref->site, !ref->caller, buf, sz);
-}
-
-/*
- * The callchain of a reference, callee first. The first frame of an entry
- * probe is the probed function itself: say it once, then its callers,
- * folded to a few frames unless -g.
- */
-static void refcnt__fprintf_stack(struct refcnt_report *rep, FILE *fp, u32 id,
-				  const char *indent)
-{
-	const struct refcnt_stack *stack = refcnt_stacks__get(&rep->decoder.stacks, id);
-	struct machine *machine = &rep->session->machines.host;
-	u32 max = rep->full_callchain ? UINT_MAX : 5;
-
-	if (!stack)
-		return;
-	for (u32 i = 0; i < stack->nr && i < max; i++) {
-		fprintf(fp, "%s%s", indent, i ? "   " : "---");
-		refcnt__fprintf_addr(fp, machine, stack->pid, stack->ips[i], i > 0);
-		fputc('\n', fp);
-	}
-	if (stack->nr > max)
-		fprintf(fp, "%s   ... %u more frames (-g shows them)\n", indent, stack->nr - max);
 }
 
 static void refcnt__finding(const struct refcnt_finding *f, void *priv)
@@ -553,18 +457,19 @@ static void refcnt__step(const struct refcnt_step *st, void *priv)
 
 	if (ev->live != REFCNT_LIVE_UNKNOWN)
 		snprintf(live, sizeof(live), "%d", ev->live);
-	printf("%10" PRIu64 ".%09" PRIu64 " %6u gen %-3" PRIu64 " %-4s %3d -> %-3d live %-4s ",
-	       ev->time / NSEC_PER_SEC, ev->time % NSEC_PER_SEC, ev->tid, st->generation,
-	       refcnt__op_name(ev->op), st->before, st->after, live);
-	refcnt__fprintf_ref(stdout, rep, &at);
+	fprintf(rep->out, "%10" PRIu64 ".%09" PRIu64 " %6u gen %-3" PRIu64,
+		ev->time / NSEC_PER_SEC, ev->time % NSEC_PER_SEC, ev->tid, st->generation);
+	fprintf(rep->out, " %-4s %3d -> %-3d live %-4s ", refcnt__op_name(ev->op), st->before,
+		st->after, live);
+	refcnt_sym__fprintf_ref(rep->out, &rep->sym, &at);
 	if (ev->op == REFCNT_OP__PUT && st->confidence != REFCNT_PAIR__NONE) {
-		printf("  releases %s at ", refcnt__op_name(st->paired.op));
-		refcnt__fprintf_ref(stdout, rep, &st->paired);
-		printf(" (%s)", refcnt_confidence__name(st->confidence));
+		fprintf(rep->out, "  releases %s at ", refcnt__op_name(st->paired.op));
+		refcnt_sym__fprintf_ref(rep->out, &rep->sym, &st->paired);
+		fprintf(rep->out, " (%s)", refcnt_confidence__name(st->confidence));
 	}
 	if (st->finding != REFCNT_FINDING__MAX)
-		printf("  <== %s", refcnt_finding_kind__name(st->finding));
-	putchar('\n');
+		fprintf(rep->out, "  <== %s", refcnt_finding_kind__name(st->finding));
+	fputc('\n', rep->out);
 }
 
 static int refcnt__balance_add(struct refcnt_report *rep, const struct refcnt_event *ev,
@@ -662,8 +567,7 @@ static void refcnt__print_uncovered(struct refcnt_report *rep)
 		       refcnt_type_specs[u->type].name, refcnt_op__name(u->op), u->vaddr);
 		if (u->hits) {
 			printf(" in ");
-			refcnt__fprintf_addr(stdout, &rep->session->machines.host, u->pid, u->ip,
-					     false);
+			refcnt_sym__fprintf_addr(stdout, &rep->sym, u->pid, u->ip, false);
 		}
 		putchar('\n');
 	}
@@ -707,9 +611,9 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 	for (u32 i = 0; i < rep->findings.nr; i++) {
 		const struct refcnt_group *g = rep->findings.groups[i];
 
-		refcnt__ref_func(rep, &g->ref, site, sizeof(site));
+		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
 		if (g->has_other)
-			refcnt__ref_func(rep, &g->other, other, sizeof(other));
+			refcnt_sym__ref_func(&rep->sym, &g->other, other, sizeof(other));
 		else
 			snprintf(other, sizeof(other), "-");
 		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "%s%s\n",
@@ -721,6 +625,8 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 
 static void refcnt__print_findings(struct refcnt_report *rep)
 {
+	u32 max = rep->full_callchain ? UINT_MAX : 5;
+
 	printf("# %8s %8s  %-8s %-24s %s\n", "Refs", "Objects", "Type", "Finding", "Site");
 	printf("# %8s %8s  %-8s %-24s %s\n", "....", ".......", "....", ".......", "....");
 	for (u32 i = 0; i < rep->findings.nr; i++) {
@@ -731,19 +637,20 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 			 g->uncertain ? " (uncertain)" : "");
 		printf("  %8" PRIu64 " %8" PRIu64 "  %-8s %-24s ", g->refs, g->objects,
 		       refcnt_type_specs[g->type].name, label);
-		refcnt__fprintf_ref(stdout, rep, &g->ref);
+		refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->ref);
 		if (g->kind == REFCNT_FINDING__MISMATCH)
 			printf("  (counted %d, live %d)", g->expected, g->live);
 		printf("\n");
 		if (rep->quiet)
 			continue;
-		refcnt__fprintf_stack(rep, stdout, g->ref.stack, "            ");
+		refcnt_sym__fprintf_stack(stdout, &rep->sym, g->ref.stack, "            ", max);
 		if (g->has_other) {
 			printf("            %s at ", g->kind == REFCNT_FINDING__OVER_RELEASE ?
 			       "the put that found nothing to release" : "the put that freed it");
-			refcnt__fprintf_ref(stdout, rep, &g->other);
+			refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->other);
 			printf(":\n");
-			refcnt__fprintf_stack(rep, stdout, g->other.stack, "            ");
+			refcnt_sym__fprintf_stack(stdout, &rep->sym, g->other.stack, "            ",
+						  max);
 		}
 		printf("\n");
 	}
@@ -765,7 +672,6 @@ static int balance__cmp(const void *a, const void *b)
 /* seed 003's allocation profile, for references: net per call site */
 static int refcnt__print_balance(struct refcnt_report *rep)
 {
-	struct machine *machine = &rep->session->machines.host;
 	struct refcnt_balance **all;
 	struct hashmap_entry *cur;
 	size_t bkt, n = 0, nr = hashmap__size(rep->balance);
@@ -782,30 +688,164 @@ static int refcnt__print_balance(struct refcnt_report *rep)
 		printf("  %10" PRIu64 " %10" PRIu64 " %+10" PRId64 "  %-8s ", all[i]->gets,
 		       all[i]->puts, (s64)(all[i]->gets - all[i]->puts),
 		       refcnt_type_specs[all[i]->type].name);
-		refcnt__fprintf_addr(stdout, machine, all[i]->pid, all[i]->site, true);
+		refcnt_sym__fprintf_addr(stdout, &rep->sym, all[i]->pid, all[i]->site, true);
 		putchar('\n');
 	}
 	free(all);
 	return 0;
 }
 
+/*
+ * Replay @input through the ordered-events queue into the decoder and the
+ * pairing engine, following the object at @follow (0: none). The findings
+ * are in rep->findings when it returns 0.
+ */
+static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 follow)
+{
+	static const struct refcnt_engine_ops ops = {
+		.finding = refcnt__finding,
+		.step = refcnt__step,
+	};
+	int ret;
+
+	perf_tool__init(&rep->tool, /*ordered_events=*/true);
+	rep->tool.sample = refcnt__process_sample;
+	rep->tool.comm = perf_event__process_comm;
+	rep->tool.mmap = perf_event__process_mmap;
+	rep->tool.mmap2 = perf_event__process_mmap2;
+	rep->tool.fork = perf_event__process_fork;
+	rep->tool.exit = perf_event__process_exit;
+	rep->tool.lost = refcnt__process_lost;
+	rep->tool.lost_samples = refcnt__process_lost_samples;
+	rep->tool.namespaces = perf_event__process_namespaces;
+
+	/* findings are symbolized after the replay, when the workload has exited */
+	symbol_conf.keep_exited_threads = true;
+	rep->data.path = input;
+	rep->data.mode = PERF_DATA_MODE_READ;
+	rep->session = perf_session__new(&rep->data, &rep->tool);
+	if (IS_ERR(rep->session)) {
+		ret = PTR_ERR(rep->session);
+		rep->session = NULL;
+		pr_err("Cannot read %s: %s; record one with 'perf refcnt record'\n", input,
+		       strerror(-ret));
+		return ret;
+	}
+	symbol__init(&rep->session->header.env);
+
+	ret = refcnt_decoder__init(&rep->decoder, rep->session->evlist,
+				   &rep->session->machines.host);
+	if (ret == 0) {
+		pr_err("%s holds no perf refcnt events: record one with 'perf refcnt record'\n",
+		       input);
+		return -EINVAL;
+	} else if (ret < 0) {
+		return ret;
+	}
+	rep->sym.machine = &rep->session->machines.host;
+	rep->sym.stacks = &rep->decoder.stacks;
+
+	rep->engine = refcnt_engine__new(&ops, rep);
+	if (!rep->engine || (follow && refcnt_engine__follow(rep->engine, follow)))
+		return -ENOMEM;
+
+	ret = perf_session__process_events(rep->session);
+	if (ret) {
+		pr_err("Cannot process %s: %s\n", input, strerror(-ret));
+		return ret;
+	}
+	refcnt_engine__end(rep->engine);
+	return rep->err;
+}
+
+static void refcnt__report_exit(struct refcnt_report *rep)
+{
+	if (rep->balance) {
+		struct hashmap_entry *cur;
+		size_t bkt;
+
+		hashmap__for_each_entry(rep->balance, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(rep->balance);
+		rep->balance = NULL;
+	}
+	refcnt_engine__delete(rep->engine);
+	rep->engine = NULL;
+	refcnt_decoder__exit(&rep->decoder, rep->session ? rep->session->evlist : NULL);
+	refcnt_findings__exit(&rep->findings);
+	if (rep->session)
+		perf_session__delete(rep->session);
+	rep->session = NULL;
+}
+
+static void refcnt__print_history_header(FILE *fp, u64 addr)
+{
+	fprintf(fp, "# history of the object at %#" PRIx64 "\n", addr);
+	fprintf(fp, "# %19s %6s %7s %-4s %-9s %-9s %s\n", "time", "tid", "gen", "op",
+		"refs", "live", "site");
+}
+
+/* The TUI's timeline of one object: a second replay that follows it. */
+static char *refcnt__history_text(void *priv, u64 obj)
+{
+	const struct refcnt_report *rep = priv;
+	struct refcnt_report h = { .type_mask = rep->type_mask };
+	char *text = NULL;
+	size_t size;
+	int ret;
+
+	h.out = open_memstream(&text, &size);
+	if (!h.out)
+		return NULL;
+	refcnt__print_history_header(h.out, obj);
+	ret = refcnt_findings__init(&h.findings, NULL);
+	if (!ret)
+		ret = refcnt__replay(&h, rep->data.path, obj);
+	refcnt__report_exit(&h);
+	fclose(h.out);
+	if (ret)
+		zfree(&text);
+	return text;
+}
+
+static int refcnt__browse(struct refcnt_report *rep)
+{
+	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
+	const u64 *t = rep->findings.totals;
+	char title[256];
+	struct refcnt_browse rb = {
+		.findings = &rep->findings,
+		.sym = &rep->sym,
+		.title = title,
+		.history = refcnt__history_text,
+		.priv = rep,
+	};
+
+	scnprintf(title, sizeof(title),
+		  "%" PRIu64 " events, leaks: %" PRIu64 ", over-releases: %" PRIu64
+		  ", double puts: %" PRIu64 ", use after put: %" PRIu64 ", mismatches: %" PRIu64
+		  ", owned at exit: %" PRIu64 ", uncertain: %" PRIu64 ", lost: %" PRIu64,
+		  st->events, t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
+		  t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
+		  t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT],
+		  rep->findings.uncertain, rep->lost + rep->lost_samples);
+	return refcnt__tui_browse(&rb);
+}
+
 static int refcnt__report(int argc, const char **argv)
 {
 	const char *input = REFCNT_DEFAULT_OUTPUT, *types = NULL, *sort = NULL;
 	const char *history = NULL, *field_sep = NULL;
-	struct refcnt_engine_ops ops = {
-		.finding = refcnt__finding,
-		.step = refcnt__step,
-	};
-	struct refcnt_report rep = { .type_mask = 0 };
-	bool stdio = false, balance = false;
-	struct perf_data data = { .mode = PERF_DATA_MODE_READ };
+	struct refcnt_report rep = { .out = stdout };
+	bool stdio = false, tui = false, balance = false;
+	u64 follow = 0;
 	char bad[64];
 	int ret;
 	const struct option options[] = {
 	OPT_STRING('i', "input", &input, "file",
 		   "input file name (default: " REFCNT_DEFAULT_OUTPUT ")"),
 	OPT_BOOLEAN(0, "stdio", &stdio, "use the stdio interface"),
+	OPT_BOOLEAN(0, "tui", &tui, "use the TUI (the default on a terminal)"),
 	OPT_STRING('t', "type", &types, "type[,type...]", "only these types"),
 	OPT_STRING('s', "sort", &sort, "key[,key...]",
 		   "group findings by: type, site, object, comm (default: type,site)"),
@@ -829,64 +869,36 @@ static int refcnt__report(int argc, const char **argv)
 		       bad);
 		return -EINVAL;
 	}
+	if (stdio && tui) {
+		pr_err("Give either --stdio or --tui, not both\n");
+		return -EINVAL;
+	}
+	if (history) {
+		follow = strtoull(history, NULL, 0);
+		if (!follow) {
+			pr_err("--history takes an object address, e.g. 0x55d1e2f3a000\n");
+			return -EINVAL;
+		}
+	}
 	if (refcnt_findings__init(&rep.findings, sort)) {
 		pr_err("Unknown --sort '%s': use keys of type, site, object, comm\n", sort);
 		return -EINVAL;
 	}
 
-	perf_tool__init(&rep.tool, /*ordered_events=*/true);
-	rep.tool.sample = refcnt__process_sample;
-	rep.tool.comm = perf_event__process_comm;
-	rep.tool.mmap = perf_event__process_mmap;
-	rep.tool.mmap2 = perf_event__process_mmap2;
-	rep.tool.fork = perf_event__process_fork;
-	rep.tool.exit = perf_event__process_exit;
-	rep.tool.lost = refcnt__process_lost;
-	rep.tool.lost_samples = refcnt__process_lost_samples;
-	rep.tool.namespaces = perf_event__process_namespaces;
-
-	/* findings are symbolized after the replay, when the workload has exited */
-	symbol_conf.keep_exited_threads = true;
-	data.path = input;
-	rep.session = perf_session__new(&data, &rep.tool);
-	if (IS_ERR(rep.session)) {
-		ret = PTR_ERR(rep.session);
-		pr_err("Cannot read %s: %s; record one with 'perf refcnt record'\n", input,
-		       strerror(-ret));
+	/* as perf report: the TUI on a terminal, else (or without slang) stdio */
+	if (stdio || history || balance || field_sep)
+		use_browser = 0;
+	else if (tui)
+		use_browser = 1;
+	setup_browser(true);
+	if (tui && use_browser != 1) {
+		pr_err("No TUI: perf was built without slang (libslang2-dev), or stdout is not a terminal; use --stdio\n");
 		refcnt_findings__exit(&rep.findings);
-		return ret;
-	}
-	symbol__init(&rep.session->header.env);
-
-	ret = refcnt_decoder__init(&rep.decoder, rep.session->evlist,
-				   &rep.session->machines.host);
-	if (ret == 0) {
-		pr_err("%s holds no perf refcnt events: record one with 'perf refcnt record'\n",
-		       input);
-		ret = -EINVAL;
-		goto out;
-	} else if (ret < 0) {
-		goto out;
+		return -EINVAL;
 	}
 
-	rep.engine = refcnt_engine__new(&ops, &rep);
-	if (!rep.engine) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (history) {
-		u64 addr = strtoull(history, NULL, 0);
-
-		if (!addr) {
-			pr_err("--history takes an object address, e.g. 0x55d1e2f3a000\n");
-			ret = -EINVAL;
-			goto out;
-		}
-		refcnt_engine__follow(rep.engine, addr);
-		printf("# history of the object at %#" PRIx64 "\n", addr);
-		printf("# %19s %6s %7s %-4s %-9s %-9s %s\n", "time", "tid", "gen", "op",
-		       "refs", "live", "site");
-	}
+	if (follow)
+		refcnt__print_history_header(stdout, follow);
 	if (balance) {
 		rep.balance = hashmap__new(balance__hash, balance__equal, NULL);
 		if (IS_ERR(rep.balance)) {
@@ -896,18 +908,8 @@ static int refcnt__report(int argc, const char **argv)
 		}
 	}
 
-	ret = perf_session__process_events(rep.session);
-	if (ret) {
-		pr_err("Cannot process %s: %s\n", input, strerror(-ret));
-		goto out;
-	}
-	refcnt_engine__end(rep.engine);
-	if (rep.err) {
-		ret = rep.err;
-		goto out;
-	}
-
-	if (history)
+	ret = refcnt__replay(&rep, input, follow);
+	if (ret || history)
 		goto out;
 	if (balance) {
 		ret = refcnt__print_balance(&rep);
@@ -916,6 +918,10 @@ static int refcnt__report(int argc, const char **argv)
 	ret = refcnt_findings__sort(&rep.findings);
 	if (ret)
 		goto out;
+	if (use_browser == 1) {
+		ret = refcnt__browse(&rep);
+		goto out;
+	}
 	if (field_sep) {
 		refcnt__print_findings_sep(&rep, field_sep);
 		goto out;
@@ -928,18 +934,7 @@ static int refcnt__report(int argc, const char **argv)
 			   rep.lost + rep.lost_samples,
 			   "findings on objects live then are marked uncertain");
 out:
-	if (rep.balance) {
-		struct hashmap_entry *cur;
-		size_t bkt;
-
-		hashmap__for_each_entry(rep.balance, cur, bkt)
-			free(cur->pvalue);
-		hashmap__free(rep.balance);
-	}
-	refcnt_engine__delete(rep.engine);
-	refcnt_decoder__exit(&rep.decoder, rep.session->evlist);
-	refcnt_findings__exit(&rep.findings);
-	perf_session__delete(rep.session);
+	refcnt__report_exit(&rep);
 	return ret;
 }
 
