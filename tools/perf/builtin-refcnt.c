@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/string.h>
@@ -398,6 +399,7 @@ struct refcnt_report {
 	struct refcnt_symbolizer sym;
 	struct hashmap		*balance;	/* (type, site) -> gets, puts */
 	FILE			*out;		/* of --history steps */
+	event_op4		decompress;	/* perf_session's zstd handler */
 	unsigned long		type_mask;
 	bool			full_callchain;
 	bool			quiet;
@@ -696,6 +698,30 @@ static int refcnt__print_balance(struct refcnt_report *rep)
 }
 
 /*
+ * perf_session keeps every decompressed chunk of a zstd recording until it
+ * is deleted, because the ordered-events queue may point into them: its
+ * memory grows with the file. The report has the queue copy what it holds
+ * (copy_on_queue), so a chunk is done with once the next one is made (its
+ * unprocessed tail is copied into the next): free those here, and memory
+ * follows the queue, the live objects and the stacks, not the file.
+ */
+static int refcnt__process_compressed(struct perf_session *session, union perf_event *event,
+				      u64 file_offset, const char *file_path)
+{
+	struct refcnt_report *rep = container_of(session->tool, struct refcnt_report, tool);
+	struct decomp_data *dd = session->active_decomp;
+	int ret = rep->decompress(session, event, file_offset, file_path);
+
+	while (!ret && dd->decomp && dd->decomp != dd->decomp_last) {
+		struct decomp *done = dd->decomp;
+
+		dd->decomp = done->next;
+		munmap(done, done->mmap_len);
+	}
+	return ret;
+}
+
+/*
  * Replay @input through the ordered-events queue into the decoder and the
  * pairing engine, following the object at @follow (0: none). The findings
  * are in rep->findings when it returns 0.
@@ -718,6 +744,10 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 	rep->tool.lost = refcnt__process_lost;
 	rep->tool.lost_samples = refcnt__process_lost_samples;
 	rep->tool.namespaces = perf_event__process_namespaces;
+	if (!perf_tool__compressed_is_stub(&rep->tool)) {
+		rep->decompress = rep->tool.compressed;
+		rep->tool.compressed = refcnt__process_compressed;
+	}
 
 	/* findings are symbolized after the replay, when the workload has exited */
 	symbol_conf.keep_exited_threads = true;
@@ -732,6 +762,7 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		return ret;
 	}
 	symbol__init(&rep->session->header.env);
+	ordered_events__set_copy_on_queue(&rep->session->ordered_events, true);
 
 	ret = refcnt_decoder__init(&rep->decoder, rep->session->evlist,
 				   &rep->session->machines.host);
