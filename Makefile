@@ -8,6 +8,8 @@
 #   make check    set up, build, lint and run every test
 #   make bench    what an audit costs: target slowdown, report speed
 #   make lint     checkpatch --strict on every C file we add
+#   make asan     build/asan/perf: the same perf with AddressSanitizer
+#   make fuzz     1000 damaged recordings through the ASan perf's report
 #   make clean    remove build/
 
 BUILD   ?= $(CURDIR)/build
@@ -48,6 +50,19 @@ run: build
 check: build
 	@scripts/run-tests.sh $(PERF)
 
+# The same tree, built again with AddressSanitizer in a directory of its own.
+ASAN_OBJ := $(BUILD)/asan/obj
+asan: prepare man
+	@mkdir -p $(ASAN_OBJ)
+	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS) O=$(ASAN_OBJ) \
+		EXTRA_CFLAGS="-g -fsanitize=address -fno-omit-frame-pointer"
+	@ln -sfn obj/perf $(BUILD)/asan/perf
+
+# The ASan perf records and reports; the perf it audits is the normal one.
+fuzz: asan build
+	@PATH=$(BUILD)/asan:$$PATH REFCNT_TARGET=$(PERF) REFCNT_FUZZ_CASES=1000 \
+		$(BUILD)/asan/perf test -v "refcnt fuzz"
+
 bench: build
 	@scripts/bench.sh $(PERF)
 
@@ -57,4 +72,4 @@ lint: prepare
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build man run check bench lint clean
+.PHONY: all deps prepare build man run check asan fuzz bench lint clean

@@ -35,6 +35,7 @@
 #include "util/map.h"
 #include "util/refcnt/decode.h"
 #include "util/refcnt/findings.h"
+#include "util/refcnt/layout.h"
 #include "util/refcnt/pairing.h"
 #include "util/refcnt/probe.h"
 #include "util/refcnt/spec.h"
@@ -732,6 +733,7 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		.finding = refcnt__finding,
 		.step = refcnt__step,
 	};
+	char why[160];
 	int ret;
 
 	perf_tool__init(&rep->tool, /*ordered_events=*/true);
@@ -749,6 +751,12 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		rep->tool.compressed = refcnt__process_compressed;
 	}
 
+	if (refcnt_recording__check_layout(input, why, sizeof(why))) {
+		pr_err("Cannot read %s: %s; record it again with 'perf refcnt record'\n",
+		       input, why);
+		return -EINVAL;
+	}
+
 	/* findings are symbolized after the replay, when the workload has exited */
 	symbol_conf.keep_exited_threads = true;
 	rep->data.path = input;
@@ -757,11 +765,14 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 	if (IS_ERR(rep->session)) {
 		ret = PTR_ERR(rep->session);
 		rep->session = NULL;
+		/* perf_session__new() says -1 (-EPERM) for a header it cannot use */
 		pr_err("Cannot read %s: %s; record one with 'perf refcnt record'\n", input,
+		       ret == -EPERM ? "not a perf.data file, or its header is damaged" :
 		       strerror(-ret));
 		return ret;
 	}
 	symbol__init(&rep->session->header.env);
+
 	ordered_events__set_copy_on_queue(&rep->session->ordered_events, true);
 
 	ret = refcnt_decoder__init(&rep->decoder, rep->session->evlist,
@@ -782,7 +793,8 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 
 	ret = perf_session__process_events(rep->session);
 	if (ret) {
-		pr_err("Cannot process %s: %s\n", input, strerror(-ret));
+		pr_err("Cannot process %s: %s: the recording is damaged; record it again\n",
+		       input, strerror(-ret));
 		return ret;
 	}
 	refcnt_engine__end(rep->engine);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w refcnt [clean|buggy] [wait]: the ground truth of perf refcnt.
- * With "wait", it starts only on SIGUSR1, for perf refcnt record -p.
+ * perf test -w refcnt [clean|buggy] [wait|segv|abort|fork|exec]: the ground
+ * truth of perf refcnt; the second word says how the run starts or ends.
  *
  * Calls perf's real refcount API (dso, map, maps, thread, nsinfo,
  * perf_cpu_map) in the shapes perf uses: nested get/put, a get in one
@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include <linux/compiler.h>
 #include <perf/cpumap.h>
 
@@ -84,10 +85,12 @@ static inline void refcnt_##name##_put(struct type *obj)			\
 										\
 static noinline void refcnt_##name##_nested(struct type *obj)			\
 {										\
-	refcnt_##name##_get(obj);						\
-	refcnt_##name##_get(obj);						\
-	refcnt_##name##_put(obj);						\
-	refcnt_##name##_put(obj);						\
+	/* put what get returned: RC_CHK builds return a new pointer */		\
+	struct type *outer = refcnt_##name##_get(obj);				\
+	struct type *inner = refcnt_##name##_get(obj);				\
+										\
+	refcnt_##name##_put(inner);						\
+	refcnt_##name##_put(outer);						\
 }										\
 										\
 static noinline struct type *refcnt_##name##_take(struct type *obj)		\
@@ -179,26 +182,10 @@ REFCNT_WORKLOAD_TYPE(thread, thread, thread__get, thread__put)
 REFCNT_WORKLOAD_TYPE(nsinfo, nsinfo, nsinfo__get, nsinfo__put)
 REFCNT_WORKLOAD_TYPE(cpu_map, perf_cpu_map, perf_cpu_map__get, perf_cpu_map__put)
 
-static int refcnt(int argc, const char **argv)
+/* the shapes of every type, with the bugs if @buggy */
+static int refcnt_run(bool buggy)
 {
-	const char *mode = argc > 0 ? argv[0] : "clean";
-	bool buggy = !strcmp(mode, "buggy");
-	bool wait = argc > 1 && !strcmp(argv[1], "wait");
 	int err = 0;
-
-	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !wait) || argc > 2) {
-		fprintf(stderr, "usage: perf test -w %s [clean|buggy] [wait]\n", __func__);
-		return 1;
-	}
-	if (wait) {
-		sigset_t set;
-		int sig;
-
-		sigemptyset(&set);
-		sigaddset(&set, SIGUSR1);
-		if (sigprocmask(SIG_BLOCK, &set, NULL) || sigwait(&set, &sig))
-			return 1;
-	}
 
 	refcnt_map_dso = refcnt_dso_new();
 	if (!refcnt_map_dso)
@@ -222,6 +209,62 @@ static int refcnt(int argc, const char **argv)
 
 	dso__put(refcnt_map_dso);
 	return err ? 1 : 0;
+}
+
+/*
+ * How the run ends, for the recorder's sake: it waits for SIGUSR1 first
+ * (for -p), dies of SIGSEGV or abort() after it, runs the buggy shapes in a
+ * forked child (the parent runs the clean ones), or execs perf to run them.
+ */
+static const char * const refcnt_ends[] = { "wait", "segv", "abort", "fork", "exec", NULL };
+
+static int refcnt(int argc, const char **argv)
+{
+	const char *mode = argc > 0 ? argv[0] : "clean";
+	const char *end = argc > 1 ? argv[1] : "";
+	bool buggy = !strcmp(mode, "buggy");
+	int status, err, i;
+	pid_t pid;
+
+	for (i = 0; refcnt_ends[i] && strcmp(end, refcnt_ends[i]); i++)
+		;
+	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !refcnt_ends[i]) || argc > 2) {
+		fprintf(stderr, "usage: perf test -w %s [clean|buggy] [%s]\n", __func__,
+			"wait|segv|abort|fork|exec");
+		return 1;
+	}
+	if (!strcmp(end, "wait")) {
+		sigset_t set;
+		int sig;
+
+		sigemptyset(&set);
+		sigaddset(&set, SIGUSR1);
+		if (sigprocmask(SIG_BLOCK, &set, NULL) || sigwait(&set, &sig))
+			return 1;
+	} else if (!strcmp(end, "fork")) {
+		pid = fork();
+		if (pid < 0)
+			return 1;
+		if (pid == 0)
+			_exit(refcnt_run(buggy));
+		err = refcnt_run(false);
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+			return 1;
+		return err | WEXITSTATUS(status);
+	} else if (!strcmp(end, "exec")) {
+		err = refcnt_run(false);
+		if (err)
+			return err;
+		execl("/proc/self/exe", "perf", "test", "-w", "refcnt", mode, NULL);
+		return 1;
+	}
+
+	err = refcnt_run(buggy);
+	if (!strcmp(end, "segv"))
+		raise(SIGSEGV);
+	else if (!strcmp(end, "abort"))
+		abort();
+	return err;
 }
 
 DEFINE_WORKLOAD(refcnt);

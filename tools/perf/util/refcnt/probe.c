@@ -732,6 +732,8 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 	ret = refcnt_probes__name(rp);
 
 out_close:
+	if (r.cfi)
+		dwarf_cfi_end(r.cfi);
 	if (r.elf)
 		elf_end(r.elf);
 	debuginfo__delete(dinfo);

@@ -19,11 +19,15 @@ refcnt_leftovers() {
 
 # refcnt_test_init NAME: the common start of a perf refcnt shell test: a
 # temporary directory removed at exit ($tmpdir), fail() that prints NAME and
-# marks the test failed ($err), and $perf, the perf under test.
+# marks the test failed ($err), $perf, the perf under test, and $target, the
+# perf it audits: $REFCNT_TARGET, or itself (an ASan perf under test audits a
+# normal one: ASan builds turn on RC_CHK, whose pointer per reference is what
+# perf refcnt does without).
 refcnt_test_init() {
 	refcnt_test_name=$1
 	err=0
 	perf=$(command -v perf)
+	target=${REFCNT_TARGET:-$perf}
 	tmpdir=$(mktemp -d "/tmp/perf-test-refcnt.XXXXXX")
 	trap 'rm -rf "$tmpdir"' EXIT
 }
