@@ -8,6 +8,7 @@
 #   make check    set up, build, lint and run every test
 #   make bench    what an audit costs: target slowdown, report speed
 #   make lint     checkpatch --strict on every C file we add
+#   make perf-6.1 build/v6.1/perf: linux-source-6.1's perf with -g, a target
 #   make asan     build/asan/perf: the same perf with AddressSanitizer
 #   make fuzz     1000 damaged recordings through the ASan perf's report
 #   make clean    remove build/
@@ -47,8 +48,12 @@ man: prepare
 run: build
 	@scripts/demo.sh $(PERF)
 
-check: build
+check: build perf-6.1
 	@scripts/run-tests.sh $(PERF)
+
+# A perf to audit that is not ours: Debian's linux-source-6.1, built with -g.
+perf-6.1: deps
+	@scripts/build-target.sh 6.1 $(BUILD)/v6.1
 
 # The same tree, built again with AddressSanitizer in a directory of its own.
 ASAN_OBJ := $(BUILD)/asan/obj
@@ -61,7 +66,9 @@ asan: prepare man
 # The ASan perf records and reports; the perf it audits is the normal one.
 fuzz: asan build
 	@PATH=$(BUILD)/asan:$$PATH REFCNT_TARGET=$(PERF) REFCNT_FUZZ_CASES=1000 \
-		$(BUILD)/asan/perf test -v "refcnt fuzz"
+		$(BUILD)/asan/perf test -v "refcnt report: damaged recordings" 2>&1 | \
+		tee $(BUILD)/fuzz.log
+	@grep -q "damaged recordings.*: Ok$$" $(BUILD)/fuzz.log
 
 bench: build
 	@scripts/bench.sh $(PERF)
@@ -72,4 +79,4 @@ lint: prepare
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build man run check asan fuzz bench lint clean
+.PHONY: all deps prepare build man run check perf-6.1 asan fuzz bench lint clean

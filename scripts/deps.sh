@@ -6,7 +6,7 @@
 set -euo pipefail
 
 pkgs=(
-	linux-source-6.12 xz-utils
+	linux-source-6.12 linux-source-6.1 xz-utils
 	gcc make flex bison pkg-config perl git
 	libelf-dev libdw-dev libtraceevent-dev libslang2-dev python3-dev
 	libzstd-dev libcap-dev libnuma-dev libunwind-dev libcapstone-dev

@@ -586,6 +586,9 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	printf("# events: %" PRIu64 " (%" PRIu64 " on NULL, not objects), lost: %" PRIu64
 	       " events, %" PRIu64 " samples\n",
 	       rep->samples, rep->decoder.null_ops, rep->lost, rep->lost_samples);
+	if (rep->decoder.bad_samples)
+		printf("# %" PRIu64 " samples skipped: %s\n", rep->decoder.bad_samples,
+		       "their fields are not in them (damaged recording)");
 	printf("# objects:");
 	for (unsigned int i = 0; i < refcnt_type_specs__nr; i++) {
 		if (rep->decoder.type_mask & rep->type_mask & (1UL << i))
@@ -751,6 +754,12 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		rep->tool.compressed = refcnt__process_compressed;
 	}
 
+	if (access(input, R_OK)) {
+		ret = -errno;
+		pr_err("Cannot read %s: %s; record one with 'perf refcnt record'\n", input,
+		       strerror(-ret));
+		return ret;
+	}
 	if (refcnt_recording__check_layout(input, why, sizeof(why))) {
 		pr_err("Cannot read %s: %s; record it again with 'perf refcnt record'\n",
 		       input, why);
@@ -799,6 +808,19 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 	}
 	refcnt_engine__end(rep->engine);
 	return rep->err;
+}
+
+/* What the findings could not see, said last, whatever the output. */
+static void refcnt__warn_missed(const struct refcnt_report *rep)
+{
+	if (rep->decoder.bad_samples)
+		pr_warning("perf refcnt: %" PRIu64 " samples skipped (damaged recording): %s\n",
+			   rep->decoder.bad_samples,
+			   "findings on objects of their types are marked uncertain");
+	if (rep->lost || rep->lost_samples)
+		pr_warning("perf refcnt: %" PRIu64 " events lost: %s\n",
+			   rep->lost + rep->lost_samples,
+			   "findings on objects live then are marked uncertain");
 }
 
 static void refcnt__report_exit(struct refcnt_report *rep)
@@ -967,15 +989,13 @@ static int refcnt__report(int argc, const char **argv)
 	}
 	if (field_sep) {
 		refcnt__print_findings_sep(&rep, field_sep);
+		refcnt__warn_missed(&rep);
 		goto out;
 	}
 	if (!rep.quiet)
 		refcnt__print_header(&rep, input);
 	refcnt__print_findings(&rep);
-	if (rep.lost || rep.lost_samples)
-		pr_warning("perf refcnt: %" PRIu64 " events lost: %s\n",
-			   rep.lost + rep.lost_samples,
-			   "findings on objects live then are marked uncertain");
+	refcnt__warn_missed(&rep);
 out:
 	refcnt__report_exit(&rep);
 	return ret;

@@ -9,6 +9,7 @@
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
+#include <traceevent/event-parse.h>
 
 #include "../addr_location.h"
 #include "../debug.h"
@@ -66,7 +67,8 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		u64 uncovered;
 		int type, op;
 
-		if (!name || !strstarts(evsel__name(evsel), "refcnt_") ||
+		/* a damaged attr may name no event of the tracing data */
+		if (!name || !strstarts(evsel__name(evsel), "refcnt_") || !evsel->tp_format ||
 		    refcnt_event_name__parse(name + 1, &type, &op, &uncovered))
 			continue;
 
@@ -210,6 +212,12 @@ static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample)
 	return refcnt_stacks__intern(&d->stacks, ips, nr, sample->pid);
 }
 
+static bool field__in(const struct tep_format_field *field, const struct perf_sample *sample)
+{
+	return !field || (sample->raw_data && field->size >= 0 && field->offset >= 0 &&
+			  (u32)field->offset + field->size <= sample->raw_size);
+}
+
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev)
 {
@@ -220,6 +228,15 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		return 1;
 
 	memset(ev, 0, sizeof(*ev));
+	/* the fields must be in the sample: a damaged file may say otherwise */
+	if (!field__in(re->obj, sample) || !field__in(re->live, sample) ||
+	    !field__in(re->site, sample) || !field__in(re->ret_ip, sample)) {
+		d->bad_samples++;
+		ev->type = re->type;
+		ev->op = re->op;
+		ev->time = sample->time;
+		return 2;	/* an operation of this type, missed */
+	}
 	if (re->uncovered >= 0) {
 		struct refcnt_uncovered *u = &d->uncovered[re->uncovered];
 

@@ -55,8 +55,9 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist);
 
 /*
- * 0: @ev filled; 1: nothing to feed (NULL object, not ours); 2: a hit of an
- * uncovered site, @ev has all but the object; < 0: error
+ * 0: @ev filled; 1: nothing to feed (NULL object, not ours); 2: an operation
+ * whose object is unknown (a hit of an uncovered site, or a sample that does
+ * not hold its fields), @ev has its type, op and time; < 0: error
  */
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev);

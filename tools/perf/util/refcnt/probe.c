@@ -665,6 +665,8 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 	return 0;
 }
 
+static void probe__exit(struct refcnt_probe *p);
+
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 			   unsigned long type_mask, const char *uncover)
 {
@@ -719,12 +721,33 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 	for (int i = 0; i < r.nr_funcs; i++) {
 		const struct refcnt_type_spec *spec = &refcnt_type_specs[r.funcs[i].type];
 
-		if (r.funcs[i].found)
+		if (r.funcs[i].found || !(rp->type_mask & (1UL << r.funcs[i].type)))
 			continue;
+		if (!rp->has_dwarf) {
+			/* only inlined (map__get): its copies are in DWARF alone */
+			pr_warning("perf refcnt: %s() is inlined only and %s has no DWARF: type %s is left out; build perf with EXTRA_CFLAGS=-g to audit it\n",
+				   r.funcs[i].name, exe, spec->name);
+			rp->type_mask &= ~(1UL << r.funcs[i].type);
+			continue;
+		}
 		pr_err("%s: no %s() for type %s: not a perf 6.12 binary, or built without symbols and -g (EXTRA_CFLAGS=-g); leave the type out with -t\n",
 		       exe, r.funcs[i].name, spec->name);
 		ret = -ENOENT;
 		goto out_close;
+	}
+	if (!rp->type_mask) {
+		pr_err("%s: none of the types asked for can be audited: build perf with symbols and EXTRA_CFLAGS=-g\n",
+		       exe);
+		ret = -ENOENT;
+		goto out_close;
+	}
+	/* drop the probes of the types left out */
+	for (int i = 0, n = rp->nr; i < n; i++) {
+		if (rp->type_mask & (1UL << rp->probes[i].type))
+			continue;
+		probe__exit(&rp->probes[i]);
+		rp->probes[i--] = rp->probes[--n];
+		rp->nr = n;
 	}
 
 	for (int i = 0; i < rp->nr; i++)
