@@ -59,10 +59,13 @@ if [ $rc -ne 0 ]; then
 else
 	perf refcnt report -i "$tmpdir/v61.data" --stdio > "$tmpdir/v61.out" 2>&1
 	head -n 5 "$tmpdir/v61.out"
-	grep -q "^# objects: dso [1-9]" "$tmpdir/v61.out" ||
-		fail "6.1: no dso objects in the report of perf 6.1's perf report"
-	grep -q "mismatches: 0," "$tmpdir/v61.out" ||
-		fail "6.1: mismatches: the 6.1 refcount offsets or probes are wrong"
+	# 6.1's perf report drops no reference twice; its machine__exit()
+	# deletes the kernel maps with one reference left, which shows as a
+	# mismatch, a true report of 6.1
+	grep -q "over-releases: 0, double puts: 0, use after put: 0," "$tmpdir/v61.out" ||
+		fail "6.1: over-releases, double puts or uses after put in perf report 6.1"
+	grep -q "^# objects: dso [1-9][0-9]* map [1-9][0-9]* maps [1-9][0-9]* thread [1-9][0-9]* nsinfo [1-9][0-9]* cpu_map [1-9]" \
+		"$tmpdir/v61.out" || fail "6.1: not every type has objects"
 fi
 [ -z "$(refcnt_leftovers)" ] || fail "uprobes left behind: $(refcnt_leftovers)"
 exit $err

@@ -52,6 +52,7 @@ struct refcnt_func {
 	u8		type;
 	u8		op;
 	bool		found;
+	u64		start, end;	/* its out-of-line body, if any */
 };
 
 struct refcnt_resolver {
@@ -182,6 +183,8 @@ static int resolver__scan_symtab(struct refcnt_resolver *r)
 			if (!p)
 				return -ENOMEM;
 			fn->found = true;
+			fn->start = sym.st_value;
+			fn->end = sym.st_value + sym.st_size;
 			p->type = fn->type;
 			p->op = fn->op;
 			p->func = fn->name;
@@ -470,6 +473,14 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 
 	if (die_entrypc(inl, &entry))
 		return 0;	/* no code left of this copy */
+	/*
+	 * A copy inside the function's own out-of-line body (GCC describes
+	 * perf 6.1's thread__put so): its entry probe already sees each call.
+	 */
+	if (entry >= fn->start && entry < fn->end) {
+		fn->found = true;
+		return 0;
+	}
 
 	if (fn->op == REFCNT_OP__BORN) {
 		int err = resolver__add_outer_born(r, fn, sp, &ok);
