@@ -10,6 +10,7 @@
 #   make lint     checkpatch --strict on every C file we add
 #   make perf-6.1 build/v6.1/perf: linux-source-6.1's perf with -g, a target
 #   make asan     build/asan/perf: the same perf with AddressSanitizer
+#   make asan-check  every test with the ASan perf recording and reporting
 #   make fuzz     1000 damaged recordings through the ASan perf's report
 #   make clean    remove build/
 
@@ -63,6 +64,10 @@ asan: prepare man
 		EXTRA_CFLAGS="-g -fsanitize=address -fno-omit-frame-pointer"
 	@ln -sfn obj/perf $(BUILD)/asan/perf
 
+# Every test, the ASan perf recording and reporting the normal one.
+asan-check: asan build perf-6.1
+	@REFCNT_TARGET=$(PERF) scripts/run-tests.sh $(BUILD)/asan/perf
+
 # The ASan perf records and reports; the perf it audits is the normal one.
 fuzz: asan build
 	@PATH=$(BUILD)/asan:$$PATH REFCNT_TARGET=$(PERF) REFCNT_FUZZ_CASES=1000 \
@@ -79,4 +84,4 @@ lint: prepare
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build man run check perf-6.1 asan fuzz bench lint clean
+.PHONY: all deps prepare build man run check perf-6.1 asan asan-check fuzz bench lint clean

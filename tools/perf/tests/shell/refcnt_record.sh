@@ -19,11 +19,11 @@ if [ "$(id -u)" -ne 0 ] || [ ! -e /sys/kernel/tracing/uprobe_events ] &&
 fi
 
 # the workload: perf report on a recording of its own
-if ! perf record -q -o "$tmpdir/w.data" -- perf test -w noploop 1 > /dev/null 2>&1; then
+if ! perf record -q -o "$tmpdir/w.data" -- "$target" test -w noploop 1 > /dev/null 2>&1; then
 	echo "refcnt record: cannot make the perf.data to report on"
 	exit 1
 fi
-workload=("$perf" report --stdio -i "$tmpdir/w.data")
+workload=("$target" report --stdio -i "$tmpdir/w.data")
 
 # the (type, op) of an event name refcnt_<pid>:<type>__<op>__<n>
 type_op() {
@@ -113,7 +113,7 @@ type_op_live() {
 test_only_workload() {
 	local other recorder
 
-	perf test -w noploop 3 > /dev/null 2>&1 &
+	"$target" test -w noploop 3 > /dev/null 2>&1 &
 	other=$!
 	perf refcnt record -o "$tmpdir/o.data" -- "${workload[@]}" > /dev/null 2>&1
 	wait $other

@@ -18,7 +18,7 @@ refcnt_need_root
 refcnt_buggy_findings > "$tmpdir/expected"
 
 for end in segv abort exec fork; do
-	perf refcnt record -o "$tmpdir/$end.data" -- perf test -w refcnt buggy $end \
+	perf refcnt record -o "$tmpdir/$end.data" -- "$target" test -w refcnt buggy $end \
 		> /dev/null 2> "$tmpdir/$end.err"
 	rc=$?
 	leftovers=$(refcnt_leftovers)

@@ -15,7 +15,7 @@ refcnt_test_init "refcnt record exit"
 events=/sys/kernel/tracing/uprobe_events
 
 refcnt_need_root
-perf refcnt record -x "$perf" -o "$tmpdir/probe.data" -- true > /dev/null 2>&1
+perf refcnt record -x "$target" -o "$tmpdir/probe.data" -- true > /dev/null 2>&1
 
 # no group refcnt_<pid> in tracefs, waiting up to 3 s for the guardian
 no_leftover() {
@@ -41,15 +41,15 @@ wait_installed() {
 	return 1
 }
 
-perf refcnt record -x "$perf" -o "$tmpdir/n.data" -- true > /dev/null 2>&1 ||
+perf refcnt record -x "$target" -o "$tmpdir/n.data" -- true > /dev/null 2>&1 ||
 	fail "normal exit: exit code $?"
 [ -n "$(refcnt_leftovers)" ] && fail "normal exit: uprobes left behind: $(refcnt_leftovers)"
 
-perf refcnt record -o "$tmpdir/f.data" -- "$perf" report -i /nonexistent > /dev/null 2>&1
+perf refcnt record -o "$tmpdir/f.data" -- "$target" report -i /nonexistent > /dev/null 2>&1
 [ -n "$(refcnt_leftovers)" ] && fail "failing workload: uprobes left behind: $(refcnt_leftovers)"
 
 for sig in INT TERM KILL HUP; do
-	perf refcnt record -o "$tmpdir/$sig.data" -- "$perf" test -w noploop 20 \
+	perf refcnt record -o "$tmpdir/$sig.data" -- "$target" test -w noploop 20 \
 		> /dev/null 2>&1 &
 	pid=$!
 	if ! wait_installed $pid; then

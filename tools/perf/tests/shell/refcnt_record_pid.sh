@@ -42,7 +42,7 @@ recording() {
 		-ge "$probes" ]
 }
 
-perf test -w refcnt buggy wait &
+"$target" test -w refcnt buggy wait &
 workload=$!
 if ! wait_for 10 waiting $workload; then
 	kill $workload 2> /dev/null

@@ -39,7 +39,7 @@ else
 	echo "refcnt record targets: objcopy is not installed: no DWARF-less perf to try"
 fi
 
-perf61=${REFCNT_PERF_6_1:-$(dirname "$(readlink -f "$perf")")/../v6.1/perf}
+perf61=${REFCNT_PERF_6_1:-$(dirname "$(readlink -f "$target")")/../v6.1/perf}
 if [ ! -x "$perf61" ]; then
 	fail "no perf of linux 6.1 at $perf61: 'make perf-6.1' builds it"
 	exit 1

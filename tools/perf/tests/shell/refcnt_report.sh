@@ -57,20 +57,20 @@ check() {
 	fi
 }
 
-perf record -q -o "$tmpdir/w.data" -- perf test -w noploop 1 > /dev/null 2>&1
-perf refcnt record -o "$tmpdir/report.data" -- perf report --stdio -i "$tmpdir/w.data" \
+perf record -q -o "$tmpdir/w.data" -- "$target" test -w noploop 1 > /dev/null 2>&1
+perf refcnt record -o "$tmpdir/report.data" -- "$target" report --stdio -i "$tmpdir/w.data" \
 	> /dev/null 2>&1 || fail "recording perf report failed"
 check "perf report" "$tmpdir/report.data"
 
-perf refcnt record -o "$tmpdir/script.data" -- perf script -i "$tmpdir/w.data" \
+perf refcnt record -o "$tmpdir/script.data" -- "$target" script -i "$tmpdir/w.data" \
 	> /dev/null 2>&1 || fail "recording perf script failed"
 check "perf script" "$tmpdir/script.data"
 
-perf refcnt record -o "$tmpdir/record.data" -- perf record -q -o "$tmpdir/true.data" -- true \
+perf refcnt record -o "$tmpdir/record.data" -- "$target" record -q -o "$tmpdir/true.data" -- true \
 	> /dev/null 2>&1 || fail "recording perf record failed"
 check "perf record" "$tmpdir/record.data"
 
-perf refcnt record -o "$tmpdir/buggy.data" -- perf test -w refcnt buggy > /dev/null 2>&1 ||
+perf refcnt record -o "$tmpdir/buggy.data" -- "$target" test -w refcnt buggy > /dev/null 2>&1 ||
 	fail "recording the buggy workload failed"
 check "buggy workload" "$tmpdir/buggy.data"
 

@@ -42,7 +42,7 @@ wait_screen() {
 	return 1
 }
 
-if ! perf refcnt record -o "$tmpdir/buggy.data" -- perf test -w refcnt buggy \
+if ! perf refcnt record -o "$tmpdir/buggy.data" -- "$target" test -w refcnt buggy \
 	> /dev/null 2> "$tmpdir/record.err"; then
 	fail "record: $(tail -n 2 "$tmpdir/record.err")"
 	exit 1

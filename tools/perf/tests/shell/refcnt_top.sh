@@ -16,6 +16,7 @@ err=0
 tmpdir=$(mktemp -d /tmp/perf-test-refcnt-top.XXXXXX)
 session=perf-test-refcnt-top-$$
 perf=$(command -v perf)
+target=${REFCNT_TARGET:-$perf}
 
 cleanup() {
 	tmux kill-session -t "$session" 2> /dev/null
@@ -43,7 +44,7 @@ wait_for() {
 }
 
 tmux new-session -d -s "$session" -x 120 -y 40 \
-	"$perf refcnt record -o $tmpdir/top.data -- $perf top -d 1 2> $tmpdir/record.err; echo \$? > $tmpdir/rc"
+	"$perf refcnt record -o $tmpdir/top.data -- $target top -d 1 2> $tmpdir/record.err; echo \$? > $tmpdir/rc"
 
 if ! wait_for 'Samples: ' 30; then
 	fail "perf top's screen never showed"

@@ -22,7 +22,7 @@ record() {
 	local name=$1 mode=$2 rc
 
 	shift 2
-	perf refcnt record -o "$tmpdir/$name.data" "$@" -- perf test -w refcnt "$mode" \
+	perf refcnt record -o "$tmpdir/$name.data" "$@" -- "$target" test -w refcnt "$mode" \
 		> /dev/null 2> "$tmpdir/$name.err"
 	rc=$?
 	if [ $rc -ne 0 ]; then
