@@ -32,10 +32,12 @@ for want in "--stdio" "--tui" "--history" "--field-separator"; do
 done
 
 # bash completion, as perf-completion.sh does it at a TAB: the script
-# beside the tests in a source tree, or beside an out-of-tree build's source
+# beside the tests in a source tree, or in the source of an out-of-tree build
+# of the perf under test or of the audited one
 completion=
 for f in "$(dirname "$(readlink -f "$0")")/../../perf-completion.sh" \
 	 "$(dirname "$(readlink -f "$perf")")/../src/tools/perf/perf-completion.sh" \
+	 "$(dirname "$(readlink -f "$target")")/../src/tools/perf/perf-completion.sh" \
 	 /etc/bash_completion.d/perf; do
 	if [ -f "$f" ]; then
 		completion=$f
