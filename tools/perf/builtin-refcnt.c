@@ -577,10 +577,19 @@ static void refcnt__print_uncovered(struct refcnt_report *rep)
 	printf("#\n");
 }
 
+/* The certain findings per kind: the header's and the TUI title's totals. */
+static void refcnt__fprintf_totals(FILE *fp, const u64 *t)
+{
+	fprintf(fp, "leaks: %" PRIu64 ", over-releases: %" PRIu64 ", double puts: %" PRIu64
+		", use after put: %" PRIu64 ", mismatches: %" PRIu64 ", owned at exit: %" PRIu64,
+		t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
+		t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
+		t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT]);
+}
+
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 {
 	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
-	const u64 *t = rep->findings.totals;
 
 	printf("# perf refcnt report of %s\n", input);
 	printf("# events: %" PRIu64 " (%" PRIu64 " on NULL, not objects), lost: %" PRIu64
@@ -594,12 +603,9 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 		if (rep->decoder.type_mask & rep->type_mask & (1UL << i))
 			printf(" %s %" PRIu64, refcnt_type_specs[i].name, st->objects[i]);
 	}
-	printf("\n# leaks: %" PRIu64 ", over-releases: %" PRIu64 ", double puts: %" PRIu64
-	       ", use after put: %" PRIu64 ", mismatches: %" PRIu64 ", owned at exit: %" PRIu64
-	       ", uncertain (lost or uncovered events): %" PRIu64 "\n#\n",
-	       t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
-	       t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
-	       t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT],
+	printf("\n# ");
+	refcnt__fprintf_totals(stdout, rep->findings.totals);
+	printf(", uncertain (lost or uncovered events): %" PRIu64 "\n#\n",
 	       rep->findings.uncertain);
 	refcnt__print_uncovered(rep);
 }
@@ -876,8 +882,8 @@ static char *refcnt__history_text(void *priv, u64 obj)
 static int refcnt__browse(struct refcnt_report *rep)
 {
 	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
-	const u64 *t = rep->findings.totals;
-	char title[256];
+	char title[256] = "";
+	FILE *fp;
 	struct refcnt_browse rb = {
 		.findings = &rep->findings,
 		.sym = &rep->sym,
@@ -886,14 +892,14 @@ static int refcnt__browse(struct refcnt_report *rep)
 		.priv = rep,
 	};
 
-	scnprintf(title, sizeof(title),
-		  "%" PRIu64 " events, leaks: %" PRIu64 ", over-releases: %" PRIu64
-		  ", double puts: %" PRIu64 ", use after put: %" PRIu64 ", mismatches: %" PRIu64
-		  ", owned at exit: %" PRIu64 ", uncertain: %" PRIu64 ", lost: %" PRIu64,
-		  st->events, t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
-		  t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
-		  t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT],
-		  rep->findings.uncertain, rep->lost + rep->lost_samples);
+	fp = fmemopen(title, sizeof(title), "w");
+	if (!fp)
+		return -errno;
+	fprintf(fp, "%" PRIu64 " events, ", st->events);
+	refcnt__fprintf_totals(fp, rep->findings.totals);
+	fprintf(fp, ", uncertain: %" PRIu64 ", lost: %" PRIu64, rep->findings.uncertain,
+		rep->lost + rep->lost_samples);
+	fclose(fp);
 	return refcnt__tui_browse(&rb);
 }
 

@@ -63,10 +63,7 @@ for ((i = 0; i < cases; i++)); do
 		continue
 	fi
 	reported[$kind]=$((${reported[$kind]:-0} + 1))
-	awk -F, '{
-		for (i = 5; i <= 7; i += 2) sub(/\..*/, "", $i)
-		print $1 "," $2 "," $5 "," $6 "," $7
-	}' "$tmpdir/m.out" | sort | grep ',0,' > "$tmpdir/m.certain"
+	refcnt_findings_of < "$tmpdir/m.out" | grep ',0,' > "$tmpdir/m.certain"
 	if [ -n "$(comm -13 "$tmpdir/$z.certain" "$tmpdir/m.certain")" ]; then
 		confident[$kind]=$((${confident[$kind]:-0} + 1))
 		case $kind in

@@ -228,13 +228,14 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		return 1;
 
 	memset(ev, 0, sizeof(*ev));
+	ev->type = re->type;
+	ev->op = re->op;
+	ev->time = sample->time;
+	ev->tid = sample->tid;
 	/* the fields must be in the sample: a damaged file may say otherwise */
 	if (!field__in(re->obj, sample) || !field__in(re->live, sample) ||
 	    !field__in(re->site, sample) || !field__in(re->ret_ip, sample)) {
 		d->bad_samples++;
-		ev->type = re->type;
-		ev->op = re->op;
-		ev->time = sample->time;
 		return 2;	/* an operation of this type, missed */
 	}
 	if (re->uncovered >= 0) {
@@ -244,10 +245,6 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			u->ip = sample->ip;
 			u->pid = sample->pid;
 		}
-		ev->type = re->type;
-		ev->op = re->op;
-		ev->time = sample->time;
-		ev->tid = sample->tid;
 		ev->site = sample->ip;
 		return 2;
 	}
@@ -256,10 +253,6 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		d->null_ops++;
 		return 1;
 	}
-	ev->type = re->type;
-	ev->op = re->op;
-	ev->time = sample->time;
-	ev->tid = sample->tid;
 	ev->live = re->live ? (s32)format_field__intval(re->live, sample, evsel->needs_swap)
 			    : REFCNT_LIVE_UNKNOWN;
 

@@ -65,20 +65,8 @@ struct refcnt_resolver {
 	Dwarf			*dwarf;
 	Dwarf_CFI		*cfi;
 	Dwarf_Addr		bias;
-	const char		*uncover;	/* "f1,f2": treat as uncovered */
+	struct strlist		*uncover;	/* functions to treat as uncovered */
 };
-
-/* Is @func in the comma-separated list @list? */
-static bool func__in_list(const char *func, const char *list)
-{
-	size_t len = strlen(func);
-
-	for (const char *s = list; s && *s; s = strchr(s, ',') ? strchr(s, ',') + 1 : NULL) {
-		if (!strncmp(s, func, len) && (s[len] == ',' || s[len] == '\0'))
-			return true;
-	}
-	return false;
-}
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
 {
@@ -497,7 +485,7 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 	tmp.inlined = true;
 	tmp.vaddr = entry;
 
-	if (func__in_list(fn->name, r->uncover))
+	if (r->uncover && strlist__has_entry(r->uncover, fn->name))
 		goto uncovered;
 
 	/* born needs the returned object: an inlined copy has no return */
@@ -681,11 +669,16 @@ static void probe__exit(struct refcnt_probe *p);
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 			   unsigned long type_mask, const char *uncover)
 {
-	struct refcnt_resolver r = { .rp = rp, .uncover = uncover };
+	struct refcnt_resolver r = { .rp = rp };
 	struct debuginfo *dinfo = NULL;
 	int fd, ret;
 
 	memset(rp, 0, sizeof(*rp));
+	if (uncover) {
+		r.uncover = strlist__new(uncover, NULL);
+		if (!r.uncover)
+			return -ENOMEM;
+	}
 	rp->exe = strdup(exe);
 	rp->type_mask = type_mask;
 	if (!rp->exe || resolver__init_funcs(&r, type_mask))
@@ -773,6 +766,7 @@ out_close:
 	debuginfo__delete(dinfo);
 	close(fd);
 out:
+	strlist__delete(r.uncover);
 	free(r.funcs);
 	return ret;
 }
@@ -887,6 +881,26 @@ out:
 	return ret;
 }
 
+/* Register @probes (those with a file offset) in rp->group; < 0 on error. */
+static int probes__install(int fd, struct refcnt_probes *rp, struct refcnt_probe *probes, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		struct refcnt_probe *p = &probes[i];
+		int ret;
+
+		if (p->obj.kind == REFCNT_LOC__NONE && !p->has_offset)
+			continue;	/* uncovered, and not even probeable */
+		ret = refcnt_probe__add(fd, rp->exe, rp->group, p);
+		if (ret < 0) {
+			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", rp->group,
+			       p->event, rp->exe, p->offset, strerror(-ret));
+			return ret;
+		}
+		rp->nr_installed++;
+	}
+	return 0;
+}
+
 int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
 {
 	int fd, ret = 0;
@@ -901,28 +915,9 @@ int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
 		return -ENOMEM;
 	}
 
-	for (int i = 0; i < rp->nr; i++) {
-		ret = refcnt_probe__add(fd, rp->exe, group, &rp->probes[i]);
-		if (ret < 0) {
-			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", group,
-			       rp->probes[i].event, rp->exe, rp->probes[i].offset,
-			       strerror(-ret));
-			break;
-		}
-		rp->nr_installed++;
-	}
-	for (int i = 0; ret >= 0 && i < rp->nr_uncovered; i++) {
-		if (!rp->uncovered[i].has_offset)
-			continue;
-		ret = refcnt_probe__add(fd, rp->exe, group, &rp->uncovered[i]);
-		if (ret < 0) {
-			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", group,
-			       rp->uncovered[i].event, rp->exe, rp->uncovered[i].offset,
-			       strerror(-ret));
-			break;
-		}
-		rp->nr_installed++;
-	}
+	ret = probes__install(fd, rp, rp->probes, rp->nr);
+	if (ret >= 0)
+		ret = probes__install(fd, rp, rp->uncovered, rp->nr_uncovered);
 	close(fd);
 
 	if (ret < 0)

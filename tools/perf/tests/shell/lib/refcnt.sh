@@ -49,7 +49,12 @@ refcnt_need_root() {
 # finding,type,function of its site,uncertain,function of the freeing put;
 # compiler clone suffixes (.constprop.0, .isra.0) are dropped
 refcnt_findings() {
-	perf refcnt report -i "$1" -x, | awk -F, '{
+	perf refcnt report -i "$1" -x, | refcnt_findings_of
+}
+
+# refcnt_findings_of: the same, of -x output already made, on stdin
+refcnt_findings_of() {
+	awk -F, '{
 		for (i = 5; i <= 7; i += 2) sub(/\..*/, "", $i)
 		print $1 "," $2 "," $5 "," $6 "," $7
 	}' | sort
