@@ -523,6 +523,18 @@ static int refcnt__process_sample(const struct perf_tool *tool,
 	return ret ?: rep->err;
 }
 
+/* An exec starts a new address space: objects in it are new ones. */
+static int refcnt__process_comm(const struct perf_tool *tool, union perf_event *event,
+				struct perf_sample *sample, struct machine *machine)
+{
+	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
+
+	if ((event->header.misc & PERF_RECORD_MISC_COMM_EXEC) &&
+	    refcnt_decoder__exec(&rep->decoder, event->comm.pid))
+		return -ENOMEM;
+	return perf_event__process_comm(tool, event, sample, machine);
+}
+
 static int refcnt__process_lost(const struct perf_tool *tool, union perf_event *event,
 				struct perf_sample *sample, struct machine *machine)
 {
@@ -747,7 +759,7 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 
 	perf_tool__init(&rep->tool, /*ordered_events=*/true);
 	rep->tool.sample = refcnt__process_sample;
-	rep->tool.comm = perf_event__process_comm;
+	rep->tool.comm = refcnt__process_comm;
 	rep->tool.mmap = perf_event__process_mmap;
 	rep->tool.mmap2 = perf_event__process_mmap2;
 	rep->tool.fork = perf_event__process_fork;

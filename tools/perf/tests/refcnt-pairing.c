@@ -951,3 +951,50 @@ int test__refcnt_pairing_missed(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("one missed op", stats.missed_ops == 1 && stats.lost_windows == 0);
 	return TEST_OK;
 }
+
+/*
+ * A forked child (thread 101, address space 2) has its parent's heap
+ * (thread 1, space 1) at the same addresses. The child puts the two
+ * references of A it inherited and frees it: the parent's own puts of A
+ * are no double puts. Both then make a B at the same address: no missed
+ * dies; the child's get of its B is a leak of that B only.
+ */
+int test__refcnt_pairing_address_spaces(struct test_suite *test __maybe_unused,
+					int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_A, X, 0x10, 1, 1),
+		EV(30, PUT,  OBJ_A, C, 0x10, 101, 2),
+		EV(31, PUT,  OBJ_A, C, 0x20, 101, 1),
+		EV(32, DIES, OBJ_A, C, 0x20, 101, 0),
+		EV(40, PUT,  OBJ_A, X, 0x20, 1, 2),
+		EV(50, PUT,  OBJ_A, MAIN, 0x20, 1, 1),
+		EV(51, DIES, OBJ_A, MAIN, 0x20, 1, 0),
+		EV(60, BORN, OBJ_B, C, 0x30, 101, 1),
+		EV(61, BORN, OBJ_B, MAIN, 0x30, 1, 1),
+		EV(70, GET,  OBJ_B, X, 0x10, 101, 1),
+		EV(80, PUT,  OBJ_B, MAIN, 0x40, 1, 1),
+		EV(81, DIES, OBJ_B, MAIN, 0x40, 1, 0),
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_X + 0x10, .op = REFCNT_OP__GET },
+	};
+	struct refcnt_engine_stats stats;
+	struct collect c;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		evs[i].space = evs[i].tid > 100 ? 2 : 1;
+
+	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
+					&stats) == TEST_OK);
+	TEST_ASSERT_EQUAL("the leak is the child's B", (int)c.findings[0].space, 2);
+	TEST_ASSERT_VAL("A and B in each space", stats.objects[0] == 4);
+	TEST_ASSERT_VAL("no missed dies", stats.missed_dies == 0);
+	/* --history of an address follows it in every space */
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, 8);
+	TEST_ASSERT_VAL("the child's first put starts from its live count",
+			c.steps[2].before == 2 && c.steps[2].after == 1);
+	return TEST_OK;
+}

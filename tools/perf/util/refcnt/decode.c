@@ -60,6 +60,9 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 	d->callers = hashmap__new(site__hash, site__equal, NULL);
 	if (IS_ERR(d->callers))
 		return PTR_ERR(d->callers);
+	d->execs = hashmap__new(site__hash, site__equal, NULL);
+	if (IS_ERR(d->execs))
+		return PTR_ERR(d->execs);
 
 	evlist__for_each_entry(evlist, evsel) {
 		const char *name = strchr(evsel__name(evsel), ':');
@@ -128,6 +131,17 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 	if (!IS_ERR_OR_NULL(d->callers))
 		hashmap__free(d->callers);
 	d->callers = NULL;
+	if (!IS_ERR_OR_NULL(d->execs))
+		hashmap__free(d->execs);
+	d->execs = NULL;
+}
+
+int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid)
+{
+	long execs = 0;
+
+	hashmap__find(d->execs, pid, &execs);
+	return hashmap__set(d->execs, pid, execs + 1, NULL, NULL);
 }
 
 /*
@@ -223,6 +237,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 {
 	struct refcnt_evsel *re = evsel->priv;
 	bool return_address = true;
+	long execs;
 
 	if (!re)
 		return 1;
@@ -232,6 +247,9 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	ev->op = re->op;
 	ev->time = sample->time;
 	ev->tid = sample->tid;
+	if (hashmap__find(d->execs, sample->pid, &execs))
+		ev->space = (u64)execs << 32;
+	ev->space |= sample->pid;
 	/* the fields must be in the sample: a damaged file may say otherwise */
 	if (!field__in(re->obj, sample) || !field__in(re->live, sample) ||
 	    !field__in(re->site, sample) || !field__in(re->ret_ip, sample)) {

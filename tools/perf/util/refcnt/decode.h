@@ -38,6 +38,7 @@ struct refcnt_uncovered {
 struct refcnt_decoder {
 	struct refcnt_stacks	stacks;
 	struct hashmap		*callers;	/* site -> caller key */
+	struct hashmap		*execs;		/* pid -> its execs seen */
 	/* per stack id - 1: the caller keys of the frames above the site */
 	struct refcnt_stack_up	*ups;
 	u32			nr_ups;
@@ -53,6 +54,12 @@ struct refcnt_decoder {
 int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			 struct machine *machine);
 void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist);
+
+/*
+ * Process @pid exec'd: the objects it has from now on are in a new address
+ * space, even at the addresses of the old ones. Returns 0 or -ENOMEM.
+ */
+int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid);
 
 /*
  * 0: @ev filled; 1: nothing to feed (NULL object, not ours); 2: an operation

@@ -17,6 +17,7 @@
 struct group_key {
 	u64	site;
 	u64	obj;
+	u64	space;
 	const char *comm;
 	u8	kind;
 	u8	type;
@@ -27,7 +28,7 @@ static size_t key__hash(long key, void *ctx __maybe_unused)
 {
 	const struct group_key *k = (const struct group_key *)key;
 
-	return ((k->site * 31 + k->obj) * 31 + (uintptr_t)k->comm) * 31 +
+	return (((k->site * 31 + k->obj) * 31 + k->space) * 31 + (uintptr_t)k->comm) * 31 +
 	       ((k->kind << 16) | (k->type << 8) | k->uncertain);
 }
 
@@ -36,7 +37,8 @@ static bool key__equal(long a, long b, void *ctx __maybe_unused)
 	const struct group_key *ka = (const struct group_key *)a;
 	const struct group_key *kb = (const struct group_key *)b;
 
-	return ka->site == kb->site && ka->obj == kb->obj && ka->comm == kb->comm &&
+	return ka->site == kb->site && ka->obj == kb->obj && ka->space == kb->space &&
+	       ka->comm == kb->comm &&
 	       ka->kind == kb->kind &&
 	       ka->type == kb->type && ka->uncertain == kb->uncertain;
 }
@@ -115,8 +117,10 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		key.type = finding->type;
 	if (f->sort_by[REFCNT_SORT__SITE])
 		key.site = site->site;
-	if (f->sort_by[REFCNT_SORT__OBJECT])
+	if (f->sort_by[REFCNT_SORT__OBJECT]) {
 		key.obj = finding->obj;
+		key.space = finding->space;
+	}
 	if (f->sort_by[REFCNT_SORT__COMM])
 		key.comm = comm;
 
@@ -153,9 +157,11 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		g->last_obj = ~0ULL;
 	}
 	g->refs++;
-	if (g->last_obj != finding->obj || g->last_gen != finding->generation) {
+	if (g->last_obj != finding->obj || g->last_space != finding->space ||
+	    g->last_gen != finding->generation) {
 		g->objects++;
 		g->last_obj = finding->obj;
+		g->last_space = finding->space;
 		g->last_gen = finding->generation;
 	}
 	return 0;

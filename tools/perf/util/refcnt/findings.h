@@ -34,7 +34,7 @@ struct refcnt_group {
 	const char	*comm;		/* command of the first finding's thread */
 	u64		refs;		/* findings (references) in the group */
 	u64		objects;	/* distinct lifetimes */
-	u64		last_obj, last_gen;
+	u64		last_obj, last_space, last_gen;
 	int		expected, live;	/* mismatch: of the first */
 };
 

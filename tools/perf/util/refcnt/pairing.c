@@ -2,7 +2,8 @@
 /*
  * The pairing engine of perf refcnt: see pairing.h for what it does.
  *
- * One struct refcnt_object per address ever seen, in a hashmap: the
+ * One struct refcnt_object per address ever seen in an address space, in a
+ * hashmap keyed by both: the
  * generation of its current (or last) lifetime and, once it died, what the
  * findings on a later put or get need (the put that freed it, the likely
  * extra put). The references of a live lifetime are in a struct
@@ -59,8 +60,13 @@ struct refcnt_lifetime {
 	bool			only_born;	/* no event but its birth yet */
 };
 
-struct refcnt_object {
+struct refcnt_object_key {
+	u64			space;
 	u64			obj;
+};
+
+struct refcnt_object {
+	struct refcnt_object_key key;	/* the hashmap's key points here */
 	u64			generation;	/* 0: never seen */
 	struct refcnt_lifetime	*live;		/* NULL unless live */
 	/*
@@ -87,7 +93,8 @@ struct refcnt_object {
 struct refcnt_engine {
 	struct refcnt_engine_ops ops;
 	void			*priv;
-	struct hashmap		*objects;	/* address -> struct refcnt_object */
+	/* struct refcnt_object_key * -> struct refcnt_object */
+	struct hashmap		*objects;
 	struct hashmap		*follow;	/* addresses followed -> 1 */
 	struct list_head	live;		/* struct refcnt_lifetime, by start */
 	struct refcnt_engine_stats stats;
@@ -135,6 +142,20 @@ static bool addr__equal(long a, long b, void *ctx __maybe_unused)
 	return a == b;
 }
 
+static size_t object_key__hash(long key, void *ctx __maybe_unused)
+{
+	const struct refcnt_object_key *k = (const void *)key;
+
+	return k->obj * 31 + k->space;
+}
+
+static bool object_key__equal(long a, long b, void *ctx __maybe_unused)
+{
+	const struct refcnt_object_key *ka = (const void *)a, *kb = (const void *)b;
+
+	return ka->obj == kb->obj && ka->space == kb->space;
+}
+
 struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, void *priv)
 {
 	struct refcnt_engine *engine = zalloc(sizeof(*engine));
@@ -145,7 +166,7 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 		engine->ops = *ops;
 	engine->priv = priv;
 	INIT_LIST_HEAD(&engine->live);
-	engine->objects = hashmap__new(addr__hash, addr__equal, NULL);
+	engine->objects = hashmap__new(object_key__hash, object_key__equal, NULL);
 	engine->follow = hashmap__new(addr__hash, addr__equal, NULL);
 	if (IS_ERR(engine->objects) || IS_ERR(engine->follow)) {
 		if (!IS_ERR(engine->objects))
@@ -191,11 +212,17 @@ const struct refcnt_engine_stats *refcnt_engine__stats(const struct refcnt_engin
 
 int refcnt_engine__follow(struct refcnt_engine *engine, u64 obj)
 {
-	struct refcnt_object *object;
+	struct hashmap_entry *cur;
+	size_t bkt;
 	int err;
 
-	if (hashmap__find(engine->objects, obj, &object))
-		object->followed = true;
+	/* in every address space */
+	hashmap__for_each_entry(engine->objects, cur, bkt) {
+		struct refcnt_object *object = cur->pvalue;
+
+		if (object->key.obj == obj)
+			object->followed = true;
+	}
 	err = hashmap__add(engine->follow, obj, 1);
 	return err == -EEXIST ? 0 : err;
 }
@@ -227,7 +254,8 @@ static void engine__report(struct refcnt_engine *engine, const struct refcnt_obj
 			   struct refcnt_finding *f, bool uncertain)
 {
 	f->type = object->type;
-	f->obj = object->obj;
+	f->obj = object->key.obj;
+	f->space = object->key.space;
 	f->generation = object->generation;
 	f->uncertain = uncertain;
 	engine->stats.findings[f->kind]++;
@@ -598,19 +626,21 @@ static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *
 	step->finding = f.kind;
 }
 
-static struct refcnt_object *engine__object(struct refcnt_engine *engine, u64 obj)
+static struct refcnt_object *engine__object(struct refcnt_engine *engine,
+					    const struct refcnt_event *ev)
 {
+	struct refcnt_object_key key = { .space = ev->space, .obj = ev->obj };
 	struct refcnt_object *object;
 
-	if (hashmap__find(engine->objects, obj, &object))
+	if (hashmap__find(engine->objects, &key, &object))
 		return object;
 
 	object = zalloc(sizeof(*object));
 	if (!object)
 		return NULL;
-	object->obj = obj;
-	object->followed = hashmap__find(engine->follow, obj, NULL);
-	if (hashmap__add(engine->objects, obj, object)) {
+	object->key = key;
+	object->followed = hashmap__find(engine->follow, ev->obj, NULL);
+	if (hashmap__add(engine->objects, &object->key, object)) {
 		free(object);
 		return NULL;
 	}
@@ -704,7 +734,7 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 	else
 		engine->last_time = ev->time;
 
-	object = engine__object(engine, ev->obj);
+	object = engine__object(engine, ev);
 	if (!object)
 		return -ENOMEM;
 	if (object->generation && ev->time == object->last_time && ev->tid == object->last_tid &&

@@ -9,7 +9,11 @@
  * with, and one per get) with the put that releases it, and reports what
  * does not add up.
  *
- * A lifetime is keyed by (address, generation): born..dies is one lifetime,
+ * An object is keyed by its address space and address: the same address in
+ * two processes (a forked child's copy of its parent's heap) or in two
+ * images of one process (an exec) is two objects.
+ *
+ * A lifetime is keyed by (object, generation): born..dies is one lifetime,
  * and an address reborn after it died starts the next generation, so reused
  * addresses never mix. An object first seen at a get or put (born before
  * recording, or by a path that was not probed) starts from its recorded live
@@ -53,6 +57,10 @@
 struct refcnt_event {
 	u64	time;
 	u64	obj;		/* object address; 0 (NULL) is never an object */
+	u64	space;		/* the address space @obj is in, any value
+				 * that is unique to it (e.g. from the pid and
+				 * the number of its execs)
+				 */
 	u64	site;		/* call site: return address of the call, or the
 				 * address of an inlined get/put
 				 */
@@ -123,6 +131,7 @@ struct refcnt_finding {
 	enum refcnt_finding_kind kind;
 	u8	type;
 	u64	obj;
+	u64	space;		/* as in the events */
 	u64	generation;	/* 1 for the first lifetime seen at @obj */
 	/*
 	 * LEAK, OWNED_AT_EXIT: the reference left outstanding.
