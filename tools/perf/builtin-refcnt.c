@@ -37,6 +37,7 @@
 #include "util/refcnt/findings.h"
 #include "util/refcnt/layout.h"
 #include "util/refcnt/pairing.h"
+#include "util/refcnt/pin.h"
 #include "util/refcnt/probe.h"
 #include "util/refcnt/spec.h"
 #include "util/refcnt/symbolize.h"
@@ -64,10 +65,15 @@ static const char * const refcnt_report_usage[] = {
 };
 
 static struct refcnt_probes refcnt_probes;
+/* keep the breakpoints in forked children: see util/refcnt/pin.h */
+static struct evlist *refcnt_pins;
 
 /* Nothing may be left behind, whatever way record ends. */
 static void refcnt__uninstall(void)
 {
+	/* an open event keeps its uprobe event from being removed */
+	evlist__delete(refcnt_pins);
+	refcnt_pins = NULL;
 	if (refcnt_probes.nr_installed && refcnt_probes__uninstall(&refcnt_probes))
 		pr_err("Could not remove the uprobes of group %s: remove them with 'perf probe -d %s:*'\n",
 		       refcnt_probes.group, refcnt_probes.group);
@@ -339,6 +345,8 @@ static int refcnt__record(int argc, const char **argv)
 		goto out;
 	}
 	snprintf(event, sizeof(event), "%s:*", group);
+	refcnt_pins = refcnt_pins__open(event);
+
 	rec_argv[i++] = count ? "stat" : "record";
 	if (output) {
 		rec_argv[i++] = "-o";
