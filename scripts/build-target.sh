@@ -39,7 +39,7 @@ if [ ! -e "$out/src/.unpacked" ]; then
 fi
 
 mkdir -p "$out/obj"
-make -s -C "$out/src/tools/perf" O="$out/obj" EXTRA_CFLAGS=-g NO_LIBBPF=1 NO_JVMTI=1 \
+make -s -C "$out/src/tools/perf" O="$out/obj" EXTRA_CFLAGS=-g NO_LIBBPF=1 NO_JVMTI=1 NO_LIBLLVM=1 \
 	PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config NO_LIBTRACEEVENT=0 \
 	NO_SHELLCHECK=1 WERROR=0 > "$out/build.log" 2>&1 || {
 	echo "build-target: the perf of $top does not build: see $out/build.log" >&2
