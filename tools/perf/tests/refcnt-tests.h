@@ -21,6 +21,7 @@ int test__refcnt_pairing_mismatch(struct test_suite *test, int subtest);
 int test__refcnt_pairing_follow(struct test_suite *test, int subtest);
 int test__refcnt_pairing_rebirth(struct test_suite *test, int subtest);
 int test__refcnt_pairing_racing_reads(struct test_suite *test, int subtest);
+int test__refcnt_pairing_preempted_put(struct test_suite *test, int subtest);
 int test__refcnt_pairing_missed(struct test_suite *test, int subtest);
 int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
 

@@ -88,6 +88,8 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt pairing: --history steps of one object", refcnt_pairing_follow),
 	TEST_CASE("refcnt pairing: nested births, missed dies", refcnt_pairing_rebirth),
 	TEST_CASE("refcnt pairing: reads racing other threads", refcnt_pairing_racing_reads),
+	TEST_CASE("refcnt pairing: a put preempted before it lands",
+		  refcnt_pairing_preempted_put),
 	TEST_CASE("refcnt pairing: uncovered sites, per type", refcnt_pairing_missed),
 	TEST_CASE("refcnt pairing: one address in two address spaces",
 		  refcnt_pairing_address_spaces),

@@ -26,12 +26,15 @@
 
 /*
  * A probe reads the live refcount before the atomic operation, and the
- * operation lands a few microseconds later: a read on one thread may not
- * see the get or put another thread's probe fired just before. The last
- * operations on a lifetime tell which may still be in flight.
+ * operation lands after it: microseconds later, or milliseconds if the
+ * thread is preempted in between (seen in perf top). A read on one thread
+ * may not see the get or put another thread's probe fired before it. But
+ * a thread's next probe, on any object, comes after the operation of its
+ * previous one: only a thread's last operation may be in flight, and only
+ * until that thread is seen again. A lifetime keeps the last get or put of
+ * each of the last threads that worked on it.
  */
-#define REFCNT_RECENT		4
-#define REFCNT_RACE_NS		1000000ULL
+#define REFCNT_RECENT		8
 
 struct refcnt_recent {
 	u64	time;
@@ -49,8 +52,8 @@ struct refcnt_lifetime {
 	u32			alloc;
 	u32			unknown;	/* references of unknown origin outstanding */
 	struct refcnt_ref	unknown_ref;	/* where we learnt of the first of them */
-	struct refcnt_recent	recent[REFCNT_RECENT];	/* last gets and puts */
-	u32			nr_recent;		/* ever, mod REFCNT_RECENT */
+	struct refcnt_recent	recent[REFCNT_RECENT];	/* last get or put per thread */
+	u32			nr_recent;
 	/* a disagreement with the live refcount, until the next read */
 	struct refcnt_ref	pending_ref;
 	int			pending_expected;
@@ -96,6 +99,7 @@ struct refcnt_engine {
 	/* struct refcnt_object_key * -> struct refcnt_object */
 	struct hashmap		*objects;
 	struct hashmap		*follow;	/* addresses followed -> 1 */
+	struct hashmap		*threads;	/* tid -> time of its last event */
 	struct list_head	live;		/* struct refcnt_lifetime, by start */
 	struct refcnt_engine_stats stats;
 	/* lost-events windows, and hits of uncovered sites, per type */
@@ -168,11 +172,14 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 	INIT_LIST_HEAD(&engine->live);
 	engine->objects = hashmap__new(object_key__hash, object_key__equal, NULL);
 	engine->follow = hashmap__new(addr__hash, addr__equal, NULL);
-	if (IS_ERR(engine->objects) || IS_ERR(engine->follow)) {
+	engine->threads = hashmap__new(addr__hash, addr__equal, NULL);
+	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads)) {
 		if (!IS_ERR(engine->objects))
 			hashmap__free(engine->objects);
 		if (!IS_ERR(engine->follow))
 			hashmap__free(engine->follow);
+		if (!IS_ERR(engine->threads))
+			hashmap__free(engine->threads);
 		free(engine);
 		return NULL;
 	}
@@ -202,6 +209,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	}
 	hashmap__free(engine->objects);
 	hashmap__free(engine->follow);
+	hashmap__free(engine->threads);
 	free(engine);
 }
 
@@ -380,10 +388,37 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 	return lifetime__push(lt, &ref);
 }
 
-static void lifetime__add_recent(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+/* Has the thread of @r been seen since @r: has @r's operation landed? */
+static bool engine__landed(const struct refcnt_engine *engine, const struct refcnt_recent *r)
 {
-	struct refcnt_recent *r = &lt->recent[lt->nr_recent++ % REFCNT_RECENT];
+	long last;
 
+	return hashmap__find(engine->threads, r->tid, &last) && (u64)last > r->time;
+}
+
+static void engine__add_recent(const struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+			       const struct refcnt_event *ev)
+{
+	struct refcnt_recent *r = NULL;
+
+	for (u32 i = 0; i < lt->nr_recent && !r; i++) {
+		if (lt->recent[i].tid == ev->tid)
+			r = &lt->recent[i];
+	}
+	if (!r && lt->nr_recent < REFCNT_RECENT)
+		r = &lt->recent[lt->nr_recent++];
+	if (!r) {
+		/* full: one that landed, else the oldest */
+		r = &lt->recent[0];
+		for (u32 i = 0; i < lt->nr_recent; i++) {
+			if (engine__landed(engine, &lt->recent[i])) {
+				r = &lt->recent[i];
+				break;
+			}
+			if (lt->recent[i].time < r->time)
+				r = &lt->recent[i];
+		}
+	}
 	r->time = ev->time;
 	r->tid = ev->tid;
 	r->op = ev->op;
@@ -392,24 +427,16 @@ static void lifetime__add_recent(struct refcnt_lifetime *lt, const struct refcnt
 /*
  * Can a read by @ev, @delta off our count, be explained by the gets (it
  * reads fewer) and puts (more) of other threads that may not have landed?
- * Only the last operation of a thread may be in flight: its next probe
- * comes after the atomic operation of the previous one.
  */
-static bool lifetime__race(const struct refcnt_lifetime *lt, const struct refcnt_event *ev,
-			   int delta)
+static bool engine__race(const struct refcnt_engine *engine, const struct refcnt_lifetime *lt,
+			 const struct refcnt_event *ev, int delta)
 {
-	u32 n = min_t(u32, lt->nr_recent, REFCNT_RECENT), seen = 0;
 	int gets = 0, puts = 0;
 
-	for (u32 i = 0; i < n; i++) {
-		const struct refcnt_recent *r;
-		bool newer = false;
+	for (u32 i = 0; i < lt->nr_recent; i++) {
+		const struct refcnt_recent *r = &lt->recent[i];
 
-		r = &lt->recent[(lt->nr_recent - 1 - i) % REFCNT_RECENT];
-		for (u32 j = 0; j < seen && !newer; j++)
-			newer = lt->recent[(lt->nr_recent - 1 - j) % REFCNT_RECENT].tid == r->tid;
-		seen++;
-		if (newer || r->tid == ev->tid || ev->time - r->time > REFCNT_RACE_NS)
+		if (r->tid == ev->tid || engine__landed(engine, r))
 			continue;
 		if (r->op == REFCNT_OP__GET)
 			gets++;
@@ -439,7 +466,7 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 
 	if (!live__known(ev->live))
 		return;
-	if (ev->live == count || lifetime__race(lt, ev, ev->live - count)) {
+	if (ev->live == count || engine__race(engine, lt, ev, ev->live - count)) {
 		lt->pending = false;
 		return;
 	}
@@ -697,12 +724,12 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	switch (ev->op) {
 	case REFCNT_OP__GET:
 		engine__check_live(engine, object, ev, step);
-		lifetime__add_recent(object->live, ev);
+		engine__add_recent(engine, object->live, ev);
 		ref__from_event(&ref, ev, REFCNT_OP__GET);
 		return lifetime__push(object->live, &ref);
 	case REFCNT_OP__PUT:
 		engine__check_live(engine, object, ev, step);
-		lifetime__add_recent(object->live, ev);
+		engine__add_recent(engine, object->live, ev);
 		engine__put(engine, object, ev, step);
 		return 0;
 	case REFCNT_OP__DIES:
@@ -721,6 +748,7 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		.finding = REFCNT_FINDING__MAX,
 	};
 	struct refcnt_object *object;
+	long last;
 	int err;
 
 	if (ev->op >= REFCNT_OP__MAX || ev->type >= REFCNT_TYPE__MAX_NR)
@@ -733,6 +761,11 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		engine->stats.out_of_order++;
 	else
 		engine->last_time = ev->time;
+	if (!hashmap__find(engine->threads, ev->tid, &last) || (u64)last < ev->time) {
+		err = hashmap__set(engine->threads, ev->tid, ev->time, NULL, NULL);
+		if (err)
+			return err;
+	}
 
 	object = engine__object(engine, ev);
 	if (!object)

@@ -118,7 +118,8 @@ enum refcnt_finding_kind {
 	/*
 	 * our count of references differs from the live refcount by more
 	 * than the gets and puts other threads may still have in flight (a
-	 * probe reads the count before the atomic operation), and the next
+	 * probe reads the count before the atomic operation; a thread's last
+	 * one is in flight until the thread is seen again), and the next
 	 * read differs as much, or a put finds nothing we counted while the
 	 * live refcount says there is; or the object dies while we count
 	 * references. At most one per lifetime.
