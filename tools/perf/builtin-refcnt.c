@@ -468,8 +468,10 @@ static void refcnt__step(const struct refcnt_step *st, void *priv)
 
 	if (ev->live != REFCNT_LIVE_UNKNOWN)
 		snprintf(live, sizeof(live), "%d", ev->live);
-	fprintf(rep->out, "%10" PRIu64 ".%09" PRIu64 " %6u gen %-3" PRIu64,
-		ev->time / NSEC_PER_SEC, ev->time % NSEC_PER_SEC, ev->tid, st->generation);
+	/* an address can hold objects of several processes: say whose */
+	fprintf(rep->out, "%10" PRIu64 ".%09" PRIu64 " %7u/%-7u gen %-3" PRIu64,
+		ev->time / NSEC_PER_SEC, ev->time % NSEC_PER_SEC, refcnt_space__pid(ev->space),
+		ev->tid, st->generation);
 	fprintf(rep->out, " %-4s %3d -> %-3d live %-4s ", refcnt__op_name(ev->op), st->before,
 		st->after, live);
 	refcnt_sym__fprintf_ref(rep->out, &rep->sym, &at);
@@ -872,7 +874,7 @@ static void refcnt__report_exit(struct refcnt_report *rep)
 static void refcnt__print_history_header(FILE *fp, u64 addr)
 {
 	fprintf(fp, "# history of the object at %#" PRIx64 "\n", addr);
-	fprintf(fp, "# %19s %6s %7s %-4s %-9s %-9s %s\n", "time", "tid", "gen", "op",
+	fprintf(fp, "# %19s %15s %7s %-4s %-9s %-9s %s\n", "time", "pid/tid   ", "gen", "op",
 		"refs", "live", "site");
 }
 

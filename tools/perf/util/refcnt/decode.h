@@ -61,6 +61,12 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist);
  */
 int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid);
 
+/* The address space of an event is its pid, and its execs above bit 32. */
+static inline u32 refcnt_space__pid(u64 space)
+{
+	return (u32)space;
+}
+
 /*
  * 0: @ev filled; 1: nothing to feed (NULL object, not ours); 2: an operation
  * whose object is unknown (a hit of an uncovered site, or a sample that does
