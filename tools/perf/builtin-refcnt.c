@@ -874,8 +874,8 @@ static void refcnt__report_exit(struct refcnt_report *rep)
 static void refcnt__print_history_header(FILE *fp, u64 addr)
 {
 	fprintf(fp, "# history of the object at %#" PRIx64 "\n", addr);
-	fprintf(fp, "# %19s %15s %7s %-4s %-9s %-9s %s\n", "time", "pid/tid   ", "gen", "op",
-		"refs", "live", "site");
+	fprintf(fp, "# %19s %7s/%-7s %7s %-4s %-9s %-9s %s\n", "time", "pid", "tid", "gen",
+		"op", "refs", "live", "site");
 }
 
 /* The TUI's timeline of one object: a second replay that follows it. */

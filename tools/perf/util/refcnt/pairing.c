@@ -748,6 +748,7 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		.finding = REFCNT_FINDING__MAX,
 	};
 	struct refcnt_object *object;
+	bool in_order;
 	long last;
 	int err;
 
@@ -757,11 +758,17 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		return 0;
 
 	engine->stats.events++;
-	if (ev->time < engine->last_time)
-		engine->stats.out_of_order++;
-	else
+	in_order = ev->time >= engine->last_time;
+	if (in_order)
 		engine->last_time = ev->time;
-	if (!hashmap__find(engine->threads, ev->tid, &last) || (u64)last < ev->time) {
+	else
+		engine->stats.out_of_order++;
+	/*
+	 * When its thread was last seen: an event in order is the latest of
+	 * its thread, set it in one lookup; an older one must not move it back.
+	 */
+	if (in_order || !hashmap__find(engine->threads, ev->tid, &last) ||
+	    (u64)last < ev->time) {
 		err = hashmap__set(engine->threads, ev->tid, ev->time, NULL, NULL);
 		if (err)
 			return err;
