@@ -35,6 +35,7 @@
 #include "util/map.h"
 #include "util/refcnt/decode.h"
 #include "util/refcnt/findings.h"
+#include "util/refcnt/hash.h"
 #include "util/refcnt/layout.h"
 #include "util/refcnt/pairing.h"
 #include "util/refcnt/pin.h"
@@ -52,6 +53,14 @@
 #define REFCNT_DEFAULT_OUTPUT	"refcnt.data"
 /* record lists this many uncovered sites, -v all of them */
 #define REFCNT_UNCOVERED_SHOWN	10
+/*
+ * The most arguments record passes to perf record before the workload's:
+ * record -o F -e E -m N --clockid monotonic -z --call-graph G
+ * --user-callchains --max-stack N, then -p PID or -- (perf stat's are fewer).
+ */
+#define REFCNT_RECORD_MAX_ARGS	17
+/* the frames of a finding's callchain --stdio shows without -g */
+#define REFCNT_STDIO_FRAMES	5
 
 static const char * const refcnt_record_usage[] = {
 	"perf refcnt record [<options>] -- <command> [<args>]",
@@ -244,14 +253,13 @@ static int refcnt__record(int argc, const char **argv)
 	const char *mmap_pages = "2048", *max_stack = NULL, *uncover = NULL;
 	bool compress = true, count = false;
 	const char **rec_argv;
-	char group[32], event[48], *exe_path = NULL, bad[64];
+	char group[32], event[48], *exe_path = NULL, bad[64], types_help[128];
 	unsigned long type_mask;
-	int ret, i = 0;
+	int ret, rec_argc, i = 0;
 	const struct option options[] = {
 	OPT_STRING('o', "output", &output, "file",
 		   "output file name (default: " REFCNT_DEFAULT_OUTPUT ")"),
-	OPT_STRING('t', "type", &types, "type[,type...]",
-		   "types to audit: dso,map,maps,thread,nsinfo,cpu_map (default: all)"),
+	OPT_STRING('t', "type", &types, "type[,type...]", types_help),
 	OPT_STRING('x', "exe", &exe, "path",
 		   "perf binary to audit (default: the workload's, or /proc/PID/exe)"),
 	OPT_STRING('g', "call-graph", &call_graph, "fp|dwarf|no",
@@ -271,14 +279,16 @@ static int refcnt__record(int argc, const char **argv)
 	OPT_END()
 	};
 
+	snprintf(types_help, sizeof(types_help), "types to audit: %s (default: all)",
+		 refcnt_type_specs__names());
 	argc = parse_options(argc, argv, options, refcnt_record_usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION);
 	if (!output && !count)
 		output = REFCNT_DEFAULT_OUTPUT;
 
 	if (refcnt_type_specs__parse(types, &type_mask, bad, sizeof(bad))) {
-		pr_err("Unknown refcount type '%s': use one of dso,map,maps,thread,nsinfo,cpu_map\n",
-		       bad);
+		pr_err("Unknown refcount type '%s': use one of %s\n", bad,
+		       refcnt_type_specs__names());
 		return -EINVAL;
 	}
 	if (!argc && !pid) {
@@ -339,7 +349,9 @@ static int refcnt__record(int argc, const char **argv)
 	if (ret)
 		goto out;
 
-	rec_argv = calloc(argc + 16, sizeof(*rec_argv));
+	/* perf record's arguments and the workload's, and the terminating NULL */
+	rec_argc = REFCNT_RECORD_MAX_ARGS + argc;
+	rec_argv = calloc(rec_argc + 1, sizeof(*rec_argv));
 	if (!rec_argv) {
 		ret = -ENOMEM;
 		goto out;
@@ -420,21 +432,11 @@ struct refcnt_report {
 
 struct refcnt_balance {
 	u64	site;
-	u32	pid;
+	u64	space;		/* of its first event: to name the site */
 	u8	type;
 	u64	gets;
 	u64	puts;
 };
-
-static size_t balance__hash(long key, void *ctx __maybe_unused)
-{
-	return key ^ (key >> 21);
-}
-
-static bool balance__equal(long a, long b, void *ctx __maybe_unused)
-{
-	return a == b;
-}
 
 static void refcnt__finding(const struct refcnt_finding *f, void *priv)
 {
@@ -462,7 +464,8 @@ static void refcnt__step(const struct refcnt_step *st, void *priv)
 	struct refcnt_report *rep = priv;
 	const struct refcnt_event *ev = st->ev;
 	struct refcnt_ref at = {
-		.site = ev->site, .caller = ev->caller, .stack = ev->stack, .tid = ev->tid,
+		.space = ev->space, .site = ev->site, .caller = ev->caller, .stack = ev->stack,
+		.tid = ev->tid,
 	};
 	char live[16] = "?";
 
@@ -485,8 +488,7 @@ static void refcnt__step(const struct refcnt_step *st, void *priv)
 	fputc('\n', rep->out);
 }
 
-static int refcnt__balance_add(struct refcnt_report *rep, const struct refcnt_event *ev,
-			       u32 pid)
+static int refcnt__balance_add(struct refcnt_report *rep, const struct refcnt_event *ev)
 {
 	struct refcnt_balance *b;
 	long key = (long)(ev->site ^ ((u64)ev->type << 56));
@@ -501,7 +503,7 @@ static int refcnt__balance_add(struct refcnt_report *rep, const struct refcnt_ev
 		}
 		b->site = ev->site;
 		b->type = ev->type;
-		b->pid = pid;
+		b->space = ev->space;
 	}
 	if (ev->op == REFCNT_OP__PUT)
 		b->puts++;
@@ -527,22 +529,38 @@ static int refcnt__process_sample(const struct perf_tool *tool,
 		return ret < 0 ? ret : 0;
 	if (!(rep->type_mask & (1UL << ev.type)))
 		return 0;
-	if (rep->balance && refcnt__balance_add(rep, &ev, sample->pid))
+	if (rep->balance && refcnt__balance_add(rep, &ev))
 		return -ENOMEM;
 	ret = refcnt_engine__event(rep->engine, &ev);
 	return ret ?: rep->err;
 }
 
-/* An exec starts a new address space: objects in it are new ones. */
+/*
+ * An exec starts a new address space: objects in it are new ones, and the
+ * image that held the sites of the old one is kept to name them.
+ */
 static int refcnt__process_comm(const struct perf_tool *tool, union perf_event *event,
 				struct perf_sample *sample, struct machine *machine)
 {
 	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
+	u32 pid = event->comm.pid;
 
 	if ((event->header.misc & PERF_RECORD_MISC_COMM_EXEC) &&
-	    refcnt_decoder__exec(&rep->decoder, event->comm.pid))
+	    (refcnt_sym__exec(&rep->sym, refcnt_decoder__space(&rep->decoder, pid)) ||
+	     refcnt_decoder__exec(&rep->decoder, pid)))
 		return -ENOMEM;
 	return perf_event__process_comm(tool, event, sample, machine);
+}
+
+/* A thread's exit: its last get or put has landed (see pairing.h). */
+static int refcnt__process_exit(const struct perf_tool *tool, union perf_event *event,
+				struct perf_sample *sample, struct machine *machine)
+{
+	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
+
+	if (refcnt_engine__thread_exit(rep->engine, sample->time, event->fork.tid))
+		return -ENOMEM;
+	return perf_event__process_exit(tool, event, sample, machine);
 }
 
 static int refcnt__process_lost(const struct perf_tool *tool, union perf_event *event,
@@ -592,7 +610,7 @@ static void refcnt__print_uncovered(struct refcnt_report *rep)
 		       refcnt_type_specs[u->type].name, refcnt_op__name(u->op), u->vaddr);
 		if (u->hits) {
 			printf(" in ");
-			refcnt_sym__fprintf_addr(stdout, &rep->sym, u->pid, u->ip, false);
+			refcnt_sym__fprintf_addr(stdout, &rep->sym, u->space, u->ip, false);
 		}
 		putchar('\n');
 	}
@@ -607,6 +625,28 @@ static void refcnt__fprintf_totals(FILE *fp, const u64 *t)
 		t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
 		t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
 		t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT]);
+}
+
+/*
+ * What the engine met that the findings do not show: each when it is not
+ * zero, all of them with -v.
+ */
+static void refcnt__print_engine_counters(const struct refcnt_engine_stats *st)
+{
+	const struct {
+		u64 nr;
+		const char *what;
+	} counters[] = {
+		{ st->missed_dies,
+		  "lifetimes ended by a new object at their address, their free not seen" },
+		{ st->out_of_order, "events older than one replayed before them" },
+		{ st->duplicates, "events seen twice, ignored" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
+		if (counters[i].nr || verbose > 0)
+			printf("# %s: %" PRIu64 "\n", counters[i].what, counters[i].nr);
+	}
 }
 
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
@@ -627,8 +667,10 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	}
 	printf("\n# ");
 	refcnt__fprintf_totals(stdout, rep->findings.totals);
-	printf(", uncertain (lost or uncovered events): %" PRIu64 "\n#\n",
+	printf(", uncertain (lost or uncovered events): %" PRIu64 "\n",
 	       rep->findings.uncertain);
+	refcnt__print_engine_counters(st);
+	printf("#\n");
 	refcnt__print_uncovered(rep);
 }
 
@@ -659,7 +701,7 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 
 static void refcnt__print_findings(struct refcnt_report *rep)
 {
-	u32 max = rep->full_callchain ? UINT_MAX : 5;
+	u32 max = rep->full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES;
 
 	printf("# %8s %8s  %-8s %-24s %s\n", "Refs", "Objects", "Type", "Finding", "Site");
 	printf("# %8s %8s  %-8s %-24s %s\n", "....", ".......", "....", ".......", "....");
@@ -722,7 +764,7 @@ static int refcnt__print_balance(struct refcnt_report *rep)
 		printf("  %10" PRIu64 " %10" PRIu64 " %+10" PRId64 "  %-8s ", all[i]->gets,
 		       all[i]->puts, (s64)(all[i]->gets - all[i]->puts),
 		       refcnt_type_specs[all[i]->type].name);
-		refcnt_sym__fprintf_addr(stdout, &rep->sym, all[i]->pid, all[i]->site, true);
+		refcnt_sym__fprintf_addr(stdout, &rep->sym, all[i]->space, all[i]->site, true);
 		putchar('\n');
 	}
 	free(all);
@@ -773,7 +815,7 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 	rep->tool.mmap = perf_event__process_mmap;
 	rep->tool.mmap2 = perf_event__process_mmap2;
 	rep->tool.fork = perf_event__process_fork;
-	rep->tool.exit = perf_event__process_exit;
+	rep->tool.exit = refcnt__process_exit;
 	rep->tool.lost = refcnt__process_lost;
 	rep->tool.lost_samples = refcnt__process_lost_samples;
 	rep->tool.namespaces = perf_event__process_namespaces;
@@ -866,6 +908,7 @@ static void refcnt__report_exit(struct refcnt_report *rep)
 	rep->engine = NULL;
 	refcnt_decoder__exit(&rep->decoder, rep->session ? rep->session->evlist : NULL);
 	refcnt_findings__exit(&rep->findings);
+	refcnt_sym__exit(&rep->sym);
 	if (rep->session)
 		perf_session__delete(rep->session);
 	rep->session = NULL;
@@ -932,14 +975,14 @@ static int refcnt__report(int argc, const char **argv)
 	struct refcnt_report rep = { .out = stdout };
 	bool stdio = false, tui = false, balance = false;
 	u64 follow = 0;
-	char bad[64];
+	char bad[64], types_help[128];
 	int ret;
 	const struct option options[] = {
 	OPT_STRING('i', "input", &input, "file",
 		   "input file name (default: " REFCNT_DEFAULT_OUTPUT ")"),
 	OPT_BOOLEAN(0, "stdio", &stdio, "use the stdio interface"),
 	OPT_BOOLEAN(0, "tui", &tui, "use the TUI (the default on a terminal)"),
-	OPT_STRING('t', "type", &types, "type[,type...]", "only these types"),
+	OPT_STRING('t', "type", &types, "type[,type...]", types_help),
 	OPT_STRING('s', "sort", &sort, "key[,key...]",
 		   "group findings by: type, site, object, comm (default: type,site)"),
 	OPT_BOOLEAN('g', "call-graph", &rep.full_callchain, "show whole callchains"),
@@ -953,13 +996,15 @@ static int refcnt__report(int argc, const char **argv)
 	OPT_END()
 	};
 
+	snprintf(types_help, sizeof(types_help), "only these types: %s",
+		 refcnt_type_specs__names());
 	argc = parse_options(argc, argv, options, refcnt_report_usage, 0);
 	if (argc)
 		usage_with_options(refcnt_report_usage, options);
 
 	if (refcnt_type_specs__parse(types, &rep.type_mask, bad, sizeof(bad))) {
-		pr_err("Unknown refcount type '%s': use one of dso,map,maps,thread,nsinfo,cpu_map\n",
-		       bad);
+		pr_err("Unknown refcount type '%s': use one of %s\n", bad,
+		       refcnt_type_specs__names());
 		return -EINVAL;
 	}
 	if (stdio && tui) {
@@ -993,7 +1038,7 @@ static int refcnt__report(int argc, const char **argv)
 	if (follow)
 		refcnt__print_history_header(stdout, follow);
 	if (balance) {
-		rep.balance = hashmap__new(balance__hash, balance__equal, NULL);
+		rep.balance = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 		if (IS_ERR(rep.balance)) {
 			ret = PTR_ERR(rep.balance);
 			rep.balance = NULL;

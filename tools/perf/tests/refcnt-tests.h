@@ -24,5 +24,6 @@ int test__refcnt_pairing_racing_reads(struct test_suite *test, int subtest);
 int test__refcnt_pairing_preempted_put(struct test_suite *test, int subtest);
 int test__refcnt_pairing_missed(struct test_suite *test, int subtest);
 int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
+int test__refcnt_pairing_thread_exit(struct test_suite *test, int subtest);
 
 #endif /* __PERF_TESTS_REFCNT_H */

@@ -93,6 +93,8 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt pairing: uncovered sites, per type", refcnt_pairing_missed),
 	TEST_CASE("refcnt pairing: one address in two address spaces",
 		  refcnt_pairing_address_spaces),
+	TEST_CASE("refcnt pairing: a thread's exit lands its last operation",
+		  refcnt_pairing_thread_exit),
 	{ .name = NULL, }
 };
 

@@ -8,7 +8,9 @@
 # the injected findings. The forked child runs threads while its parent's
 # threads come and go: it is recorded to its end only because record keeps
 # the breakpoints in it (util/refcnt/pin.h), and its objects are told from
-# its parent's at the same addresses by the report.
+# its parent's at the same addresses by the report. Last, the buggy work
+# is done before an exec of another perf at the same addresses (ASLR off):
+# the findings must be named after the image that ran them, not the next.
 
 set -u
 
@@ -37,4 +39,22 @@ for end in segv abort exec fork; do
 		echo "refcnt record ends: $end: recorder exit $rc, exactly the $(wc -l < "$tmpdir/expected") injected findings"
 	fi
 done
+# exec into another program mapped where perf was: the perf of linux 6.1
+perf61=${REFCNT_PERF_6_1:-$(dirname "$(readlink -f "$target")")/../v6.1/perf}
+if [ ! -x "$perf61" ]; then
+	fail "no perf of linux 6.1 at $perf61 to exec into: 'make perf-6.1' builds it"
+elif ! command -v setarch > /dev/null; then
+	fail "setarch (util-linux) is not installed: cannot turn ASLR off"
+else
+	perf refcnt record -x "$target" -o "$tmpdir/exec-other.data" -- \
+		setarch -R "$target" test -w refcnt buggy exec "$perf61" version \
+		> /dev/null 2> "$tmpdir/exec-other.err" ||
+		fail "exec into 6.1: record exited $?: $(tail -n 2 "$tmpdir/exec-other.err")"
+	refcnt_findings "$tmpdir/exec-other.data" > "$tmpdir/exec-other.found"
+	if ! diff -u "$tmpdir/expected" "$tmpdir/exec-other.found"; then
+		fail "exec into 6.1: findings not named after the image that made them"
+	else
+		echo "refcnt record ends: exec into perf 6.1 at the same addresses: the $(wc -l < "$tmpdir/expected") findings named after the image that ran them"
+	fi
+fi
 exit $err

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w refcnt [clean|buggy] [wait|segv|abort|fork|exec]: the ground
- * truth of perf refcnt; the second word says how the run starts or ends.
+ * perf test -w refcnt [clean|buggy] [wait|segv|abort|fork|exec [PROG [ARG...]]]:
+ * the ground truth of perf refcnt; the second word says how the run starts
+ * or ends.
  *
  * Calls perf's real refcount API (dso, map, maps, thread, nsinfo,
  * perf_cpu_map) in the shapes perf uses: nested get/put, a get in one
@@ -214,7 +215,9 @@ static int refcnt_run(bool buggy)
 /*
  * How the run ends, for the recorder's sake: it waits for SIGUSR1 first
  * (for -p), dies of SIGSEGV or abort() after it, runs the buggy shapes in a
- * forked child (the parent runs the clean ones), or execs perf to run them.
+ * forked child (the parent runs the clean ones), or execs perf to run them;
+ * "exec PROG ARG..." runs them, then execs PROG: a report must name what
+ * happened before with the image that ran it, not with PROG's.
  */
 static const char * const refcnt_ends[] = { "wait", "segv", "abort", "fork", "exec", NULL };
 
@@ -228,9 +231,10 @@ static int refcnt(int argc, const char **argv)
 
 	for (i = 0; refcnt_ends[i] && strcmp(end, refcnt_ends[i]); i++)
 		;
-	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !refcnt_ends[i]) || argc > 2) {
+	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !refcnt_ends[i]) ||
+	    (argc > 2 && strcmp(end, "exec"))) {
 		fprintf(stderr, "usage: perf test -w %s [clean|buggy] [%s]\n", __func__,
-			"wait|segv|abort|fork|exec");
+			"wait|segv|abort|fork|exec [PROG [ARG...]]");
 		return 1;
 	}
 	if (!strcmp(end, "wait")) {
@@ -251,6 +255,12 @@ static int refcnt(int argc, const char **argv)
 		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
 			return 1;
 		return err | WEXITSTATUS(status);
+	} else if (!strcmp(end, "exec") && argc > 2) {
+		err = refcnt_run(buggy);
+		if (err)
+			return err;
+		execv(argv[2], (char * const *)&argv[2]);
+		return 1;
 	} else if (!strcmp(end, "exec")) {
 		err = refcnt_run(false);
 		if (err)

@@ -210,7 +210,8 @@ static int refcnt__fill_cursor(struct callchain_cursor *cursor, struct thread *t
 
 		addr_location__init(&al);
 		/* callers' frames are return addresses: look up the call */
-		thread__find_symbol(thread, PERF_RECORD_MISC_USER, stack->ips[i] - (i > 0), &al);
+		thread__find_symbol(thread, PERF_RECORD_MISC_USER,
+				    refcnt_sym__lookup_addr(stack->ips[i], i > 0), &al);
 		ms.maps = al.maps;
 		ms.map = al.map;
 		ms.sym = al.sym;
@@ -233,14 +234,13 @@ static int refcnt_hists__add_group(struct refcnt_hists *rh, u32 idx)
 		.raw_data = &idx,
 		.raw_size = sizeof(idx),
 	};
-	u32 pid = refcnt_sym__ref_pid(rb->sym, &g->ref);
 	struct callchain_cursor *cursor = get_tls_callchain_cursor();
 	struct addr_location al;
 	struct hist_entry *he;
 	struct thread *thread;
 	int err = -ENOMEM;
 
-	thread = machine__findnew_thread(rb->sym->machine, pid, pid);
+	thread = refcnt_sym__thread(rb->sym, g->ref.space);
 	if (!thread || !cursor)
 		goto out_put;
 

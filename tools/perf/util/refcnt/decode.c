@@ -23,7 +23,9 @@
 #include "../symbol.h"
 #include "../thread.h"
 #include "decode.h"
+#include "hash.h"
 #include "spec.h"
+#include "symbolize.h"
 
 /* What an evsel of the recording is: evsel->priv. */
 struct refcnt_evsel {
@@ -36,16 +38,6 @@ struct refcnt_evsel {
 	int			uncovered;	/* index in decoder->uncovered, or -1 */
 };
 
-static size_t site__hash(long key, void *ctx __maybe_unused)
-{
-	return key ^ (key >> 21);
-}
-
-static bool site__equal(long a, long b, void *ctx __maybe_unused)
-{
-	return a == b;
-}
-
 int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			 struct machine *machine)
 {
@@ -57,10 +49,10 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 	err = refcnt_stacks__init(&d->stacks);
 	if (err)
 		return err;
-	d->callers = hashmap__new(site__hash, site__equal, NULL);
+	d->callers = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
 	if (IS_ERR(d->callers))
 		return PTR_ERR(d->callers);
-	d->execs = hashmap__new(site__hash, site__equal, NULL);
+	d->execs = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(d->execs))
 		return PTR_ERR(d->execs);
 
@@ -128,12 +120,27 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 	d->nr_uncovered = 0;
 	zfree(&d->ups);
 	d->nr_ups = 0;
-	if (!IS_ERR_OR_NULL(d->callers))
+	if (!IS_ERR_OR_NULL(d->callers)) {
+		struct hashmap_entry *cur;
+		size_t bkt;
+
+		hashmap__for_each_entry(d->callers, cur, bkt)
+			free((void *)cur->key);
 		hashmap__free(d->callers);
+	}
 	d->callers = NULL;
 	if (!IS_ERR_OR_NULL(d->execs))
 		hashmap__free(d->execs);
 	d->execs = NULL;
+}
+
+u64 refcnt_decoder__space(const struct refcnt_decoder *d, u32 pid)
+{
+	long execs;
+
+	if (hashmap__find(d->execs, pid, &execs))
+		return (u64)execs << 32 | pid;
+	return pid;
 }
 
 int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid)
@@ -146,31 +153,38 @@ int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid)
 
 /*
  * The pairing engine's caller key of a call site: the function holding it,
- * looked up once per site. A return address may be the first byte after a
- * function ending in a call, so look at the byte before it.
+ * looked up once per site of an address space (another image may hold
+ * another function at the same address), while its maps are current.
  */
 static u64 decoder__caller(struct refcnt_decoder *d, struct perf_sample *sample,
-			   u64 site, bool return_address)
+			   u64 space, u64 site, bool return_address)
 {
+	struct refcnt_space_addr lookup = { .space = space, .addr = site }, *k;
 	struct addr_location al;
 	struct thread *thread;
 	long key = 0;
 
 	if (!site)
 		return 0;
-	if (hashmap__find(d->callers, site, &key))
+	if (hashmap__find(d->callers, &lookup, &key))
 		return key;
 
 	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
 	if (thread) {
 		addr_location__init(&al);
 		if (thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-					site - return_address, &al) && al.map)
+					refcnt_sym__lookup_addr(site, return_address), &al) &&
+		    al.map)
 			key = map__unmap_ip(al.map, al.sym->start);
 		addr_location__exit(&al);
 		thread__put(thread);
 	}
-	hashmap__add(d->callers, site, key);
+	k = malloc(sizeof(*k));
+	if (k) {
+		*k = lookup;
+		if (hashmap__add(d->callers, k, key))
+			free(k);
+	}
 	return key;
 }
 
@@ -204,13 +218,13 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
 		const u64 *above = stack->ips + site_frame + 1;
 
 		for (u32 i = 0; i < REFCNT_UP_FRAMES && site_frame + 1 + i < stack->nr; i++)
-			up->up[i] = decoder__caller(d, sample, above[i], true);
+			up->up[i] = decoder__caller(d, sample, ev->space, above[i], true);
 		up->known = true;
 	}
 	memcpy(ev->up, up->up, sizeof(ev->up));
 }
 
-static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample)
+static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, u64 space)
 {
 	struct ip_callchain *chain = sample->callchain;
 	u64 ips[PERF_MAX_STACK_DEPTH];
@@ -223,7 +237,7 @@ static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample)
 			continue;	/* a context marker */
 		ips[nr++] = chain->ips[i];
 	}
-	return refcnt_stacks__intern(&d->stacks, ips, nr, sample->pid);
+	return refcnt_stacks__intern(&d->stacks, ips, nr, space);
 }
 
 static bool field__in(const struct tep_format_field *field, const struct perf_sample *sample)
@@ -237,7 +251,6 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 {
 	struct refcnt_evsel *re = evsel->priv;
 	bool return_address = true;
-	long execs;
 
 	if (!re)
 		return 1;
@@ -247,9 +260,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	ev->op = re->op;
 	ev->time = sample->time;
 	ev->tid = sample->tid;
-	if (hashmap__find(d->execs, sample->pid, &execs))
-		ev->space = (u64)execs << 32;
-	ev->space |= sample->pid;
+	ev->space = refcnt_decoder__space(d, sample->pid);
 	/* the fields must be in the sample: a damaged file may say otherwise */
 	if (!field__in(re->obj, sample) || !field__in(re->live, sample) ||
 	    !field__in(re->site, sample) || !field__in(re->ret_ip, sample)) {
@@ -261,7 +272,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 
 		if (!u->hits++) {
 			u->ip = sample->ip;
-			u->pid = sample->pid;
+			u->space = ev->space;
 		}
 		ev->site = sample->ip;
 		return 2;
@@ -283,8 +294,8 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		ev->site = sample->ip;
 		return_address = false;
 	}
-	ev->caller = decoder__caller(d, sample, ev->site, return_address);
-	ev->stack = decoder__stack(d, sample);
+	ev->caller = decoder__caller(d, sample, ev->space, ev->site, return_address);
+	ev->stack = decoder__stack(d, sample, ev->space);
 	decoder__up(d, sample, ev, re->site ? 1 : 0);
 	return 0;
 }

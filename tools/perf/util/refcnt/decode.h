@@ -31,13 +31,14 @@ struct refcnt_uncovered {
 	u8	op;
 	u64	vaddr;		/* in the binary, from the event's name */
 	u64	hits;
-	u64	ip;		/* of the first hit, and its process */
-	u32	pid;
+	u64	ip;		/* of the first hit, and its address space */
+	u64	space;
 };
 
 struct refcnt_decoder {
 	struct refcnt_stacks	stacks;
-	struct hashmap		*callers;	/* site -> caller key */
+	/* struct refcnt_space_addr * of a site -> its caller key */
+	struct hashmap		*callers;
 	struct hashmap		*execs;		/* pid -> its execs seen */
 	/* per stack id - 1: the caller keys of the frames above the site */
 	struct refcnt_stack_up	*ups;
@@ -66,6 +67,9 @@ static inline u32 refcnt_space__pid(u64 space)
 {
 	return (u32)space;
 }
+
+/* The address space process @pid is in now. */
+u64 refcnt_decoder__space(const struct refcnt_decoder *d, u32 pid);
 
 /*
  * 0: @ev filled; 1: nothing to feed (NULL object, not ours); 2: an operation

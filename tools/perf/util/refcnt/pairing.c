@@ -22,6 +22,7 @@
 #include <tools/libc_compat.h>
 
 #include "../hashmap.h"
+#include "hash.h"
 #include "pairing.h"
 
 /*
@@ -31,8 +32,11 @@
  * may not see the get or put another thread's probe fired before it. But
  * a thread's next probe, on any object, comes after the operation of its
  * previous one: only a thread's last operation may be in flight, and only
- * until that thread is seen again. A lifetime keeps the last get or put of
- * each of the last threads that worked on it.
+ * until that thread is seen again, or exits. A lifetime keeps the last get
+ * or put of each of the last REFCNT_RECENT threads that worked on it: more
+ * than perf runs on one object at once (perf top: its event and display
+ * threads), few enough to scan at every read; when full, one that landed
+ * is replaced, else the oldest.
  */
 #define REFCNT_RECENT		8
 
@@ -63,13 +67,8 @@ struct refcnt_lifetime {
 	bool			only_born;	/* no event but its birth yet */
 };
 
-struct refcnt_object_key {
-	u64			space;
-	u64			obj;
-};
-
 struct refcnt_object {
-	struct refcnt_object_key key;	/* the hashmap's key points here */
+	struct refcnt_space_addr key;	/* the hashmap's key points here */
 	u64			generation;	/* 0: never seen */
 	struct refcnt_lifetime	*live;		/* NULL unless live */
 	/*
@@ -96,7 +95,7 @@ struct refcnt_object {
 struct refcnt_engine {
 	struct refcnt_engine_ops ops;
 	void			*priv;
-	/* struct refcnt_object_key * -> struct refcnt_object */
+	/* struct refcnt_space_addr * -> struct refcnt_object */
 	struct hashmap		*objects;
 	struct hashmap		*follow;	/* addresses followed -> 1 */
 	struct hashmap		*threads;	/* tid -> time of its last event */
@@ -135,31 +134,6 @@ const char *refcnt_confidence__name(enum refcnt_confidence conf)
 	return (unsigned int)conf <= REFCNT_PAIR__NONE ? confidence_names[conf] : "?";
 }
 
-static size_t addr__hash(long key, void *ctx __maybe_unused)
-{
-	/* hashmap multiplies by the golden ratio: aligned addresses spread */
-	return key;
-}
-
-static bool addr__equal(long a, long b, void *ctx __maybe_unused)
-{
-	return a == b;
-}
-
-static size_t object_key__hash(long key, void *ctx __maybe_unused)
-{
-	const struct refcnt_object_key *k = (const void *)key;
-
-	return k->obj * 31 + k->space;
-}
-
-static bool object_key__equal(long a, long b, void *ctx __maybe_unused)
-{
-	const struct refcnt_object_key *ka = (const void *)a, *kb = (const void *)b;
-
-	return ka->obj == kb->obj && ka->space == kb->space;
-}
-
 struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, void *priv)
 {
 	struct refcnt_engine *engine = zalloc(sizeof(*engine));
@@ -170,9 +144,9 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 		engine->ops = *ops;
 	engine->priv = priv;
 	INIT_LIST_HEAD(&engine->live);
-	engine->objects = hashmap__new(object_key__hash, object_key__equal, NULL);
-	engine->follow = hashmap__new(addr__hash, addr__equal, NULL);
-	engine->threads = hashmap__new(addr__hash, addr__equal, NULL);
+	engine->objects = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
+	engine->follow = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	engine->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads)) {
 		if (!IS_ERR(engine->objects))
 			hashmap__free(engine->objects);
@@ -228,7 +202,7 @@ int refcnt_engine__follow(struct refcnt_engine *engine, u64 obj)
 	hashmap__for_each_entry(engine->objects, cur, bkt) {
 		struct refcnt_object *object = cur->pvalue;
 
-		if (object->key.obj == obj)
+		if (object->key.addr == obj)
 			object->followed = true;
 	}
 	err = hashmap__add(engine->follow, obj, 1);
@@ -238,6 +212,7 @@ int refcnt_engine__follow(struct refcnt_engine *engine, u64 obj)
 static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *ev, u8 op)
 {
 	ref->time = ev->time;
+	ref->space = ev->space;
 	ref->site = ev->site;
 	ref->caller = ev->caller;
 	memcpy(ref->up, ev->up, sizeof(ref->up));
@@ -262,7 +237,7 @@ static void engine__report(struct refcnt_engine *engine, const struct refcnt_obj
 			   struct refcnt_finding *f, bool uncertain)
 {
 	f->type = object->type;
-	f->obj = object->key.obj;
+	f->obj = object->key.addr;
 	f->space = object->key.space;
 	f->generation = object->generation;
 	f->uncertain = uncertain;
@@ -656,7 +631,7 @@ static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *
 static struct refcnt_object *engine__object(struct refcnt_engine *engine,
 					    const struct refcnt_event *ev)
 {
-	struct refcnt_object_key key = { .space = ev->space, .obj = ev->obj };
+	struct refcnt_space_addr key = { .space = ev->space, .addr = ev->obj };
 	struct refcnt_object *object;
 
 	if (hashmap__find(engine->objects, &key, &object))
@@ -796,6 +771,16 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		engine->ops.step(&step, engine->priv);
 	}
 	return err;
+}
+
+int refcnt_engine__thread_exit(struct refcnt_engine *engine, u64 time, u32 tid)
+{
+	long last;
+
+	/* its exit comes after its last operation landed: seen, for good */
+	if (hashmap__find(engine->threads, tid, &last) && (u64)last >= time)
+		return 0;
+	return hashmap__set(engine->threads, tid, time, NULL, NULL);
 }
 
 void refcnt_engine__lost(struct refcnt_engine *engine, u64 time __maybe_unused,

@@ -80,6 +80,7 @@ struct refcnt_event {
 /* Where a reference was taken or released. */
 struct refcnt_ref {
 	u64	time;
+	u64	space;		/* of the event: where @site and @stack are */
 	u64	site;
 	u64	caller;
 	u64	up[REFCNT_UP_FRAMES];
@@ -230,6 +231,13 @@ int refcnt_engine__follow(struct refcnt_engine *engine, u64 obj);
  */
 int refcnt_engine__event(struct refcnt_engine *engine,
 			 const struct refcnt_event *ev);
+
+/*
+ * Thread @tid exited at @time: its last get or put has landed, and can no
+ * longer explain a live refcount that disagrees with our count. Returns 0
+ * or -ENOMEM.
+ */
+int refcnt_engine__thread_exit(struct refcnt_engine *engine, u64 time, u32 tid);
 
 /*
  * Events were lost at @time: every lifetime live then, and every object

@@ -92,6 +92,20 @@ int refcnt_op__from_name(const char *name)
 	return -1;
 }
 
+const char *refcnt_type_specs__names(void)
+{
+	static char names[REFCNT_TYPE__MAX_NR * 16];
+
+	if (!names[0]) {
+		size_t len = 0;
+
+		for (unsigned int i = 0; i < refcnt_type_specs__nr && len < sizeof(names); i++)
+			len += scnprintf(names + len, sizeof(names) - len, "%s%s", i ? "," : "",
+					 refcnt_type_specs[i].name);
+	}
+	return names;
+}
+
 const struct refcnt_type_spec *refcnt_type_spec__find(const char *name)
 {
 	for (unsigned int i = 0; i < refcnt_type_specs__nr; i++) {

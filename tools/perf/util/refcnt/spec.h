@@ -35,6 +35,9 @@ extern const unsigned int refcnt_type_specs__nr;
 const char *refcnt_op__name(enum refcnt_op op);
 int refcnt_op__from_name(const char *name);
 
+/* "dso,map,...": every type's name, for help texts and error messages */
+const char *refcnt_type_specs__names(void);
+
 const struct refcnt_type_spec *refcnt_type_spec__find(const char *name);
 int refcnt_type_spec__index(const struct refcnt_type_spec *spec);
 

@@ -13,10 +13,13 @@
 #include "../hashmap.h"
 #include "stacks.h"
 
+/* ids the table starts with: a short recording has a few hundred stacks */
+#define REFCNT_STACKS__FIRST_ALLOC	1024
+
 static size_t stack__hash(long key, void *ctx __maybe_unused)
 {
 	const struct refcnt_stack *s = (const struct refcnt_stack *)key;
-	size_t h = s->nr;
+	size_t h = s->nr * 31 + s->space;
 
 	for (u32 i = 0; i < s->nr; i++)
 		h = h * 31 + (s->ips[i] ^ (s->ips[i] >> 17));
@@ -28,7 +31,8 @@ static bool stack__equal(long key1, long key2, void *ctx __maybe_unused)
 	const struct refcnt_stack *a = (const struct refcnt_stack *)key1;
 	const struct refcnt_stack *b = (const struct refcnt_stack *)key2;
 
-	return a->nr == b->nr && !memcmp(a->ips, b->ips, a->nr * sizeof(a->ips[0]));
+	return a->nr == b->nr && a->space == b->space &&
+	       !memcmp(a->ips, b->ips, a->nr * sizeof(a->ips[0]));
 }
 
 int refcnt_stacks__init(struct refcnt_stacks *stacks)
@@ -49,7 +53,7 @@ void refcnt_stacks__exit(struct refcnt_stacks *stacks)
 	stacks->nr = 0;
 }
 
-u32 refcnt_stacks__intern(struct refcnt_stacks *stacks, const u64 *ips, u32 nr, u32 pid)
+u32 refcnt_stacks__intern(struct refcnt_stacks *stacks, const u64 *ips, u32 nr, u64 space)
 {
 	struct refcnt_stack *s;
 	long id;
@@ -61,7 +65,7 @@ u32 refcnt_stacks__intern(struct refcnt_stacks *stacks, const u64 *ips, u32 nr, 
 	if (!s)
 		return 0;
 	s->nr = nr;
-	s->pid = pid;
+	s->space = space;
 	memcpy(s->ips, ips, nr * sizeof(ips[0]));
 
 	if (hashmap__find(stacks->map, s, &id)) {
@@ -70,7 +74,7 @@ u32 refcnt_stacks__intern(struct refcnt_stacks *stacks, const u64 *ips, u32 nr, 
 	}
 
 	if (stacks->nr == stacks->alloc) {
-		u32 alloc = stacks->alloc ? stacks->alloc * 2 : 1024;
+		u32 alloc = stacks->alloc ? stacks->alloc * 2 : REFCNT_STACKS__FIRST_ALLOC;
 		struct refcnt_stack **by_id = reallocarray(stacks->by_id, alloc,
 							   sizeof(*by_id));
 

@@ -13,7 +13,10 @@ struct hashmap;
 
 struct refcnt_stack {
 	u32	nr;
-	u32	pid;		/* a process the stack was seen in, to symbolize */
+	u64	space;		/* the address space it was seen in, to
+				 * symbolize: part of its identity, as the
+				 * same addresses in two images are two stacks
+				 */
 	u64	ips[];
 };
 
@@ -27,8 +30,8 @@ struct refcnt_stacks {
 int refcnt_stacks__init(struct refcnt_stacks *stacks);
 void refcnt_stacks__exit(struct refcnt_stacks *stacks);
 
-/* The id of @ips[0..nr), interned on first sight; 0 on error or empty. */
-u32 refcnt_stacks__intern(struct refcnt_stacks *stacks, const u64 *ips, u32 nr, u32 pid);
+/* The id of @ips[0..nr) in @space, interned on first sight; 0 on error or empty. */
+u32 refcnt_stacks__intern(struct refcnt_stacks *stacks, const u64 *ips, u32 nr, u64 space);
 
 static inline const struct refcnt_stack *
 refcnt_stacks__get(const struct refcnt_stacks *stacks, u32 id)

@@ -2,29 +2,87 @@
 /*
  * Names for the addresses of a perf refcnt recording.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <linux/err.h>
 
 #include "../addr_location.h"
 #include "../event.h"
+#include "../hashmap.h"
 #include "../machine.h"
 #include "../map.h"
+#include "../maps.h"
 #include "../symbol.h"
 #include "../thread.h"
+#include "decode.h"
+#include "hash.h"
 #include "pairing.h"
 #include "stacks.h"
 #include "symbolize.h"
 
-const char *refcnt_sym__addr_sym(const struct refcnt_symbolizer *s, u32 pid, u64 addr,
+int refcnt_sym__exec(struct refcnt_symbolizer *s, u64 space)
+{
+	u32 pid = refcnt_space__pid(space);
+	struct thread *cur, *img;
+	int err = -ENOMEM;
+
+	if (!s->images) {
+		s->images = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+		if (IS_ERR(s->images)) {
+			s->images = NULL;
+			return -ENOMEM;
+		}
+	}
+	cur = machine__find_thread(s->machine, pid, pid);
+	if (!cur || !thread__maps(cur) || !maps__nr_maps(thread__maps(cur))) {
+		thread__put(cur);
+		return 0;	/* no image seen: nothing to name in it */
+	}
+	/* a thread of no machine list, holding a copy of the maps */
+	img = thread__new(pid, pid);
+	if (img && !thread__init_maps(img, s->machine) &&
+	    !maps__copy_from(thread__maps(img), thread__maps(cur)))
+		err = hashmap__add(s->images, space, img);
+	if (err)
+		thread__put(img);
+	thread__put(cur);
+	return err;
+}
+
+void refcnt_sym__exit(struct refcnt_symbolizer *s)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!s->images)
+		return;
+	hashmap__for_each_entry(s->images, cur, bkt)
+		thread__put(cur->pvalue);
+	hashmap__free(s->images);
+	s->images = NULL;
+}
+
+struct thread *refcnt_sym__thread(const struct refcnt_symbolizer *s, u64 space)
+{
+	u32 pid = refcnt_space__pid(space);
+	struct thread *img;
+
+	if (s->images && hashmap__find(s->images, space, &img))
+		return thread__get(img);
+	return machine__find_thread(s->machine, pid, pid);
+}
+
+const char *refcnt_sym__addr_sym(const struct refcnt_symbolizer *s, u64 space, u64 addr,
 				 bool return_address, u64 *offset, char *buf, size_t sz)
 {
-	struct thread *thread = machine__find_thread(s->machine, pid, pid);
+	struct thread *thread = refcnt_sym__thread(s, space);
 	struct addr_location al;
 	const char *name = NULL;
 
 	addr_location__init(&al);
 	if (thread && thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-					  addr - return_address, &al)) {
+					  refcnt_sym__lookup_addr(addr, return_address), &al)) {
 		snprintf(buf, sz, "%s", al.sym->name);
 		*offset = map__map_ip(al.map, addr) - al.sym->start;
 		name = buf;
@@ -34,32 +92,25 @@ const char *refcnt_sym__addr_sym(const struct refcnt_symbolizer *s, u32 pid, u64
 	return name;
 }
 
-int refcnt_sym__fprintf_addr(FILE *fp, const struct refcnt_symbolizer *s, u32 pid, u64 addr,
-			     bool return_address)
+int refcnt_sym__fprintf_addr(FILE *fp, const struct refcnt_symbolizer *s, u64 space,
+			     u64 addr, bool return_address)
 {
 	char name[256];
 	u64 offset;
 
-	if (!refcnt_sym__addr_sym(s, pid, addr, return_address, &offset, name, sizeof(name)))
+	if (!refcnt_sym__addr_sym(s, space, addr, return_address, &offset, name, sizeof(name)))
 		return fprintf(fp, "[unknown] %#" PRIx64, addr);
 	return fprintf(fp, "%s+0x%" PRIx64, name, offset);
 }
 
-const char *refcnt_sym__addr_func(const struct refcnt_symbolizer *s, u32 pid, u64 addr,
+const char *refcnt_sym__addr_func(const struct refcnt_symbolizer *s, u64 space, u64 addr,
 				  bool return_address, char *buf, size_t sz)
 {
 	u64 offset;
 
-	if (!refcnt_sym__addr_sym(s, pid, addr, return_address, &offset, buf, sz))
+	if (!refcnt_sym__addr_sym(s, space, addr, return_address, &offset, buf, sz))
 		snprintf(buf, sz, "%#" PRIx64, addr);
 	return buf;
-}
-
-u32 refcnt_sym__ref_pid(const struct refcnt_symbolizer *s, const struct refcnt_ref *ref)
-{
-	const struct refcnt_stack *stack = refcnt_stacks__get(s->stacks, ref->stack);
-
-	return stack ? stack->pid : ref->tid;
 }
 
 /*
@@ -70,20 +121,19 @@ u32 refcnt_sym__ref_pid(const struct refcnt_symbolizer *s, const struct refcnt_r
 int refcnt_sym__fprintf_ref(FILE *fp, const struct refcnt_symbolizer *s,
 			    const struct refcnt_ref *ref)
 {
-	u32 pid = refcnt_sym__ref_pid(s, ref);
 	char func[256];
 
 	if (!ref->caller)
-		return refcnt_sym__fprintf_addr(fp, s, pid, ref->site, true);
-	refcnt_sym__addr_func(s, pid, ref->caller, false, func, sizeof(func));
+		return refcnt_sym__fprintf_addr(fp, s, ref->space, ref->site, true);
+	refcnt_sym__addr_func(s, ref->space, ref->caller, false, func, sizeof(func));
 	return fprintf(fp, "%s+0x%" PRIx64, func, ref->site - ref->caller);
 }
 
 const char *refcnt_sym__ref_func(const struct refcnt_symbolizer *s, const struct refcnt_ref *ref,
 				 char *buf, size_t sz)
 {
-	return refcnt_sym__addr_func(s, refcnt_sym__ref_pid(s, ref), ref->caller ?: ref->site,
-				     !ref->caller, buf, sz);
+	return refcnt_sym__addr_func(s, ref->space, ref->caller ?: ref->site, !ref->caller,
+				     buf, sz);
 }
 
 /*
@@ -99,7 +149,7 @@ void refcnt_sym__fprintf_stack(FILE *fp, const struct refcnt_symbolizer *s, u32 
 		return;
 	for (u32 i = 0; i < stack->nr && i < max; i++) {
 		fprintf(fp, "%s%s", indent, i ? "   " : "---");
-		refcnt_sym__fprintf_addr(fp, s, stack->pid, stack->ips[i], i > 0);
+		refcnt_sym__fprintf_addr(fp, s, stack->space, stack->ips[i], i > 0);
 		fputc('\n', fp);
 	}
 	if (stack->nr > max)

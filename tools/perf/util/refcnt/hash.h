@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_HASH_H
+#define __PERF_REFCNT_HASH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/compiler.h>
+#include <linux/types.h>
+
+/*
+ * The keys of perf refcnt's hashmaps (util/hashmap.h), which has no hash
+ * of its own for integer keys: an address, a tid or a pid as the key
+ * itself, or an address in an address space through a pointer to a
+ * struct refcnt_space_addr that the map's owner allocates.
+ */
+static inline size_t refcnt_addr__hash(long key, void *ctx __maybe_unused)
+{
+	/* hashmap multiplies by the golden ratio: fold the high bits in */
+	return key ^ (key >> 21);
+}
+
+static inline bool refcnt_addr__equal(long a, long b, void *ctx __maybe_unused)
+{
+	return a == b;
+}
+
+struct refcnt_space_addr {
+	u64	space;		/* as in struct refcnt_event */
+	u64	addr;
+};
+
+static inline size_t refcnt_space_addr__hash(long key, void *ctx __maybe_unused)
+{
+	const struct refcnt_space_addr *k = (const void *)key;
+
+	return refcnt_addr__hash(k->addr * 31 + k->space, NULL);
+}
+
+static inline bool refcnt_space_addr__equal(long a, long b, void *ctx __maybe_unused)
+{
+	const struct refcnt_space_addr *ka = (const void *)a, *kb = (const void *)b;
+
+	return ka->addr == kb->addr && ka->space == kb->space;
+}
+
+#endif /* __PERF_REFCNT_HASH_H */
