@@ -45,6 +45,13 @@ if printf 'int main(void) { return 0; }\n' | cc -g -x c -o "$tmpdir/hello" - 2> 
 		perf refcnt record -x "$tmpdir/hello" -- true
 fi
 
+# a perf of another architecture: the ELF header's e_machine made AArch64's
+cp "$perf" "$tmpdir/perf-aarch64"
+printf '\267\000' | dd of="$tmpdir/perf-aarch64" bs=1 seek=18 conv=notrunc 2> /dev/null
+expect_error "another architecture" \
+	"is a binary for ELF machine 183 \(64-bit\): perf refcnt record supports x86_64 only" \
+	perf refcnt record -x "$tmpdir/perf-aarch64" -- true
+
 if command -v strip > /dev/null; then
 	strip -o "$tmpdir/perf-stripped" "$perf"
 	expect_error "stripped target" "has no symbol table \(stripped\?\)" \

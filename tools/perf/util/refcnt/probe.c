@@ -42,9 +42,24 @@
 #include "../strlist.h"
 #include "probe.h"
 
-/* x86-64 System V: the first argument and the stack pointer */
-#define REFCNT_ARG0_REG		"%di"
-#define REFCNT_SP_REG		"%sp"
+/*
+ * What an entry uprobe fetches, per ELF machine, as DWARF register numbers
+ * that perf's own tables name (get_dwarf_regstr(), arch/<arch>/util): the
+ * object is the first argument, and the call site is the return address
+ * at the top of the stack. Another architecture is one more row, once its
+ * return address is found (arm64 keeps it in x30, not on the stack) and
+ * resolver__refcnt_access() reads its instructions.
+ */
+struct refcnt_arch {
+	u16		e_machine;
+	const char	*name;
+	unsigned int	arg0;		/* the first argument's register */
+	unsigned int	sp;		/* the stack pointer */
+};
+
+static const struct refcnt_arch refcnt_archs[] = {
+	{ EM_X86_64, "x86_64", /* %di */ 5, /* %sp */ 7 },
+};
 
 /* A spec function, looked up by name while walking ELF and DWARF. */
 struct refcnt_func {
@@ -62,6 +77,7 @@ struct refcnt_resolver {
 	int			live_offset[REFCNT_TYPE__MAX_NR];
 	Elf			*elf;
 	GElf_Ehdr		ehdr;
+	const char		*arg0_reg;	/* uprobe name of the first argument */
 	Dwarf			*dwarf;
 	Dwarf_CFI		*cfi;
 	Dwarf_Addr		bias;
@@ -181,7 +197,7 @@ static int resolver__scan_symtab(struct refcnt_resolver *r)
 				p->obj.kind = REFCNT_LOC__RETVAL;
 			} else {
 				p->obj.kind = REFCNT_LOC__REG;
-				p->obj.reg = REFCNT_ARG0_REG;
+				p->obj.reg = r->arg0_reg;
 			}
 			if (resolver__file_offset(r, p->vaddr, &p->offset)) {
 				pr_err("%s: %s at %#" PRIx64 " is in no executable segment\n",
@@ -666,6 +682,31 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 
 static void probe__exit(struct refcnt_probe *p);
 
+/* The registers of the audited binary's architecture, or a one-line error. */
+static int resolver__arch(struct refcnt_resolver *r)
+{
+	char supported[64] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(refcnt_archs); i++) {
+		const struct refcnt_arch *a = &refcnt_archs[i];
+
+		if (a->e_machine == r->ehdr.e_machine &&
+		    r->ehdr.e_ident[EI_CLASS] == ELFCLASS64) {
+			r->arg0_reg = get_dwarf_regstr(a->arg0, a->e_machine);
+			r->rp->sp_reg = get_dwarf_regstr(a->sp, a->e_machine);
+			if (r->arg0_reg && r->rp->sp_reg)
+				return 0;
+		}
+		len += scnprintf(supported + len, sizeof(supported) - len, "%s%s",
+				 i ? ", " : "", a->name);
+	}
+	pr_err("%s is a binary for ELF machine %u (%d-bit): perf refcnt record supports %s only\n",
+	       r->rp->exe, r->ehdr.e_machine,
+	       r->ehdr.e_ident[EI_CLASS] == ELFCLASS64 ? 64 : 32, supported);
+	return -ENOTSUP;
+}
+
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 			   unsigned long type_mask, const char *uncover)
 {
@@ -697,6 +738,10 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 		ret = -EINVAL;
 		goto out_close;
 	}
+
+	ret = resolver__arch(&r);
+	if (ret)
+		goto out_close;
 
 	ret = resolver__scan_symtab(&r);
 	if (ret == -ENOENT) {
@@ -830,9 +875,9 @@ static void tev__exit(struct probe_trace_event *tev)
 	zfree(&tev->args);
 }
 
-static int refcnt_probe__add(int fd, const char *exe, const char *group,
-			     struct refcnt_probe *p)
+static int refcnt_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt_probe *p)
 {
+	const char *exe = rp->exe, *group = rp->group;
 	struct probe_trace_event tev = {
 		.event = p->event,
 		.group = (char *)group,
@@ -843,7 +888,7 @@ static int refcnt_probe__add(int fd, const char *exe, const char *group,
 			.retprobe = p->op == REFCNT_OP__BORN && !p->inlined,
 		},
 	};
-	static struct refcnt_loc sp = { .kind = REFCNT_LOC__MEM, .reg = REFCNT_SP_REG };
+	struct refcnt_loc sp = { .kind = REFCNT_LOC__MEM, .reg = rp->sp_reg };
 	int ret = -ENOMEM;
 
 	tev.args = calloc(3, sizeof(*tev.args));
@@ -890,7 +935,7 @@ static int probes__install(int fd, struct refcnt_probes *rp, struct refcnt_probe
 
 		if (p->obj.kind == REFCNT_LOC__NONE && !p->has_offset)
 			continue;	/* uncovered, and not even probeable */
-		ret = refcnt_probe__add(fd, rp->exe, rp->group, p);
+		ret = refcnt_probe__add(fd, rp, p);
 		if (ret < 0) {
 			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", rp->group,
 			       p->event, rp->exe, p->offset, strerror(-ret));

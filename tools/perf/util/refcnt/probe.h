@@ -58,6 +58,10 @@ struct refcnt_probes {
 	struct refcnt_probe	*uncovered;
 	int			nr_uncovered;
 	bool			has_dwarf;
+	const char		*sp_reg;	/* uprobe name of the stack pointer,
+						 * where an entry probe finds the
+						 * return address
+						 */
 	char			*group;		/* tracefs group, once installed */
 	int			nr_installed;
 };
