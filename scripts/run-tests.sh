@@ -2,22 +2,31 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # Run every perf refcnt test and end with one line "N passed, N failed,
-# N skipped"; exit non-zero if a test failed or none ran. perf test's exit
-# code says nothing of single cases, so its result lines are counted.
+# N skipped". perf test's exit code says nothing of single cases, so its
+# result lines are counted, and held to what the tree holds: one result per
+# case of the perf refcnt suite (tests/refcnt.c) and per refcnt shell test
+# (tests/shell/refcnt*.sh), plus lint and this runner's own test. Fewer
+# results, a result line not understood, or perf test ending by a signal or
+# with an error of its own fail the run; so does a failed or missing test.
 #
 # Usage: run-tests.sh PERF
+#   REFCNT_RUNNER_SELFTEST=1: only perf test's results (no lint, no
+#   self-test): scripts/test-run-tests.sh runs it so on fake perfs.
 set -uo pipefail
 
 perf=${1:?usage: run-tests.sh PERF}
 root=$(cd "$(dirname "$0")/.." && pwd)
+selftest=${REFCNT_RUNNER_SELFTEST:-}
 log=$(mktemp /tmp/refcnt-tests.XXXXXX)
 trap 'rm -f "$log"' EXIT
 
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 results=0
 
 # one result: "NAME : Ok|FAILED!|Skip..."
 count() {
 	local name=$1 result=$2
+
+	results=$((results + 1))
 	case "$result" in
 	Ok)		passed=$((passed + 1)) ;;
 	Skip*)		skipped=$((skipped + 1)) ;;
@@ -25,18 +34,37 @@ count() {
 	esac
 }
 
-# checkpatch is a test of every file we add
-if make -s -C "$root" lint > "$log" 2>&1; then
-	count lint Ok
-else
-	cat "$log"
-	count lint FAILED
+# the tests the tree holds; perf test finds the shell tests in ./tests/shell
+tests_dir=$root/tools/perf/tests
+cases=$(grep -c '^[[:space:]]*TEST_CASE(' "$tests_dir/refcnt.c")
+shells=$(find "$tests_dir/shell" -maxdepth 1 -name 'refcnt*.sh' | wc -l)
+expected=$((cases + shells))
+
+if [ -z "$selftest" ]; then
+	expected=$((expected + 2))
+	# checkpatch is a test of every file we add
+	if make -s -C "$root" lint > "$log" 2>&1; then
+		count lint Ok
+	else
+		cat "$log"
+		count lint FAILED
+	fi
+	# the runner fails on a perf that runs nothing, dies or fails a test
+	if "$root/scripts/test-run-tests.sh" > "$log" 2>&1; then
+		cat "$log"
+		count "runner self-test" Ok
+	else
+		cat "$log"
+		count "runner self-test" FAILED
+	fi
 fi
 
 # the shell tests run `perf` from PATH: make it the one under test
-PATH=$(dirname "$(realpath -s "$perf")"):$PATH
+perf=$(realpath -s "$perf")
+PATH=$(dirname "$perf"):$PATH
 export PATH
-"$perf" test -v refcnt > "$log" 2>&1
+(cd "$root/tools/perf" && "$perf" test -v refcnt) > "$log" 2>&1
+rc=$?
 cat "$log"
 while IFS= read -r line; do
 	# " 93.1: Type specs and --type parsing : Ok"; a name as long as perf
@@ -51,7 +79,19 @@ done < <(sed 's/\x1b\[[0-9;]*m//g' "$log")
 if [ "$failed" -eq 0 ] && sed 's/\x1b\[[0-9;]*m//g' "$log" | grep -q ': FAILED!$'; then
 	echo "FAILED: a test whose result line was not understood:"
 	sed 's/\x1b\[[0-9;]*m//g' "$log" | grep ': FAILED!$'
-	failed=1
+	failed=$((failed + 1))
+fi
+if [ $rc -ge 128 ]; then
+	echo "FAILED: perf test was killed by signal $((rc - 128))"
+	failed=$((failed + 1))
+elif [ $rc -ne 0 ]; then
+	echo "FAILED: perf test exited $rc: its harness failed"
+	failed=$((failed + 1))
+fi
+if [ "$results" -ne "$expected" ]; then
+	echo "FAILED: $results results, the tree holds $expected tests" \
+	     "($cases suite cases, $shells shell tests${selftest:+; self-test mode})"
+	failed=$((failed + 1))
 fi
 
 echo

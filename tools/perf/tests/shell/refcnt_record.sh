@@ -12,11 +12,8 @@ set -u
 . "$(dirname "$0")"/lib/refcnt.sh
 refcnt_test_init "refcnt record"
 
-if [ "$(id -u)" -ne 0 ] || [ ! -e /sys/kernel/tracing/uprobe_events ] &&
-   [ ! -e /sys/kernel/debug/tracing/uprobe_events ] && ! grep -q tracefs /proc/filesystems; then
-	echo "refcnt record: skip: needs root and a kernel with uprobe events"
-	exit 2
-fi
+refcnt_need_root
+refcnt_need_uprobes
 
 # the workload: perf report on a recording of its own
 if ! perf record -q -o "$tmpdir/w.data" -- "$target" test -w noploop 1 > /dev/null 2>&1; then

@@ -58,10 +58,12 @@ for sig in INT TERM KILL HUP; do
 		continue
 	fi
 	sleep 0.5
+	# the workload the recorder forked: it outlives a killed recorder
+	workload=$(pgrep -P $pid -f "test -w noploop 20")
 	kill -$sig $pid
 	wait $pid 2> /dev/null
 	no_leftover $pid "SIG$sig" && echo "refcnt record exit: SIG$sig: nothing left behind"
-	pkill -f "noploop 20" 2> /dev/null
+	[ -n "$workload" ] && kill $workload 2> /dev/null
 done
 
 # SIGINT ends the recording cleanly: the file reads

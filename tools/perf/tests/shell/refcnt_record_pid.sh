@@ -5,6 +5,9 @@
 # perf refcnt record -p attaches to a perf that is already running: the
 # buggy workload, made to wait for SIGUSR1 until the probes are in. The
 # recording must end when that process does and hold exactly its bugs.
+# -p with -o, --max-stack, compression and callchains is the most arguments
+# record passes to perf record: under make asan-check, the ASan perf
+# records, and would say so if they did not fit.
 
 set -u
 
@@ -50,7 +53,8 @@ if ! wait_for 10 waiting $workload; then
 	exit 1
 fi
 
-perf refcnt record -p $workload -o "$tmpdir/pid.data" > /dev/null 2> "$tmpdir/err" &
+perf refcnt record -p $workload -o "$tmpdir/pid.data" --max-stack 64 -z -g fp \
+	> /dev/null 2> "$tmpdir/err" &
 recorder=$!
 if ! wait_for 30 recording $recorder; then
 	fail "the recorder did not open its events: $(tail -n 2 "$tmpdir/err")"

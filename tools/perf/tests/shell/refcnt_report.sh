@@ -30,10 +30,12 @@ alive_at_end() {
 }
 
 check() {
-	local name=$1 data=$2
+	local name=$1 data=$2 rc
 
-	if ! perf refcnt report -i "$data" --stdio > "$tmpdir/$name.out" 2> "$tmpdir/$name.err"; then
-		fail "$name: report exited $?: $(tail -n 2 "$tmpdir/$name.err")"
+	perf refcnt report -i "$data" --stdio > "$tmpdir/$name.out" 2> "$tmpdir/$name.err"
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		fail "$name: report exited $rc: $(tail -n 2 "$tmpdir/$name.err")"
 		return
 	fi
 	for total in '^# events: [0-9]+' '^# objects:( [a-z_]+ [0-9]+)+' \

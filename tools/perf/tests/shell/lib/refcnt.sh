@@ -45,6 +45,17 @@ refcnt_need_root() {
 	fi
 }
 
+# refcnt_need_uprobes: skip on a kernel without uprobe events, the one
+# reason a perf refcnt record test may not run as root
+refcnt_need_uprobes() {
+	if [ ! -e /sys/kernel/tracing/uprobe_events ] &&
+	   [ ! -e /sys/kernel/debug/tracing/uprobe_events ] &&
+	   ! grep -q tracefs /proc/filesystems; then
+		echo "$refcnt_test_name: skip: the kernel has no uprobe events (CONFIG_UPROBE_EVENTS)"
+		exit 2
+	fi
+}
+
 # refcnt_findings FILE: the findings of a recording, one per line, sorted:
 # finding,type,function of its site,uncertain,function of the freeing put;
 # compiler clone suffixes (.constprop.0, .isra.0) are dropped
