@@ -42,6 +42,11 @@ check() {
 		     '^# leaks: [0-9]+, over-releases: [0-9]+, double puts: [0-9]+'; do
 		grep -qE "$total" "$tmpdir/$name.out" || fail "$name: no header line '$total'"
 	done
+	# the replay's counters: said when not zero, always with -v
+	if [ "$(perf refcnt report -i "$data" --stdio -v 2> /dev/null |
+		grep -cE '^# (lifetimes ended by a new object|events older than|events seen twice).*: [0-9]+$')" -ne 3 ]; then
+		fail "$name: -v does not say the replay's three counters"
+	fi
 
 	if perf refcnt report -i "$data" -x, 2> /dev/null | grep -q '^mismatch,'; then
 		fail "$name: model mismatch: a get or put was not seen"
