@@ -8,7 +8,8 @@
 # workloads. Each row is the median of REPS runs.
 #   target: bare; under the uprobes counting only (perf refcnt record
 #   --count: perf stat on the same probes, the floor); under perf refcnt
-#   record with full user callchains (the default) and call-site only (-g no)
+#   record with full user callchains (the default), without the scan at exit
+#   (--no-scan), and call-site only (-g no); what the scan read, and its time
 #   report: perf refcnt report --stdio vs perf script on the same recording
 #
 # Usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]
@@ -45,6 +46,10 @@ bare=$(median "${w1[@]}")
 floor=$(median "$perf" refcnt record --count -o floor.csv -- "${w1[@]}")
 events=$(grep -v '^#' floor.csv | awk -F, 'NF > 2 { n += $1 } END { print n + 0 }')
 full=$(median "$perf" refcnt record -o full.data -- "${w1[@]}")
+# the last run's: "scan at exit of pid N: X MiB read in Y s, ..."
+scan=$(sed -n 's/^perf refcnt: scan at exit of pid [0-9]*: \([0-9.]*\) MiB read in \([0-9.]*\) s.*/\1 \2/p' \
+	"$dir/stderr")
+noscan=$(median "$perf" refcnt record --no-scan -o noscan.data -- "${w1[@]}")
 site=$(median "$perf" refcnt record -g no -o site.data -- "${w1[@]}")
 
 lost() {
@@ -57,6 +62,7 @@ report=$(median "$perf" refcnt report --stdio -i full.data)
 script=$(median "$perf" script -i full.data)
 
 awk -v bare="$bare" -v floor="$floor" -v full="$full" -v site="$site" \
+    -v noscan="$noscan" -v scan="${scan:-0 0}" \
     -v report="$report" -v script="$script" -v events="$events" \
     -v full_size="$(stat -c %s full.data)" -v site_size="$(stat -c %s site.data)" \
     -v full_lost="$(lost full.data)" -v site_lost="$(lost site.data)" \
@@ -71,7 +77,10 @@ BEGIN {
 	printf "| %-34s | %8.2f | %9.2f | %11s | %6s |\n", "bare", s(bare), s(bare) / s(floor), "-", "-"
 	printf "| %-34s | %8.2f | %9.2f | %11s | %6s |\n", "uprobes counting only (floor)", s(floor), 1, "-", "-"
 	printf "| %-34s | %8.2f | %9.2f | %11.2f | %6d |\n", "refcnt record (full callchains)", s(full), s(full) / s(floor), full_size / events, full_lost
+	printf "| %-34s | %8.2f | %9.2f | %11s | %6s |\n", "refcnt record --no-scan", s(noscan), s(noscan) / s(floor), "-", "-"
 	printf "| %-34s | %8.2f | %9.2f | %11.2f | %6d |\n", "refcnt record -g no (call site)", s(site), s(site) / s(floor), site_size / events, site_lost
+	split(scan, sc, " ")
+	printf "\nscan at exit (full callchains run): %.1f MiB read in %.3f s, %.1f%% of the run\n", sc[1], sc[2], 100 * sc[2] / s(full)
 	printf "\n| %-34s | %8s | %12s | %12s |\n", "reading the recording", "wall s", "events/s", "peak RSS MiB"
 	printf "|%s|%s|%s|%s|\n", "------------------------------------", "----------", "--------------", "--------------"
 	printf "| %-34s | %8.2f | %12.0f | %12.1f |\n", "perf refcnt report --stdio", s(report), events / s(report), kb(report) / 1024

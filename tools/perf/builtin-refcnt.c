@@ -34,12 +34,14 @@
 #include "util/machine.h"
 #include "util/map.h"
 #include "util/refcnt/decode.h"
+#include "util/refcnt/exit_scan.h"
 #include "util/refcnt/findings.h"
 #include "util/refcnt/hash.h"
 #include "util/refcnt/layout.h"
 #include "util/refcnt/pairing.h"
 #include "util/refcnt/pin.h"
 #include "util/refcnt/probe.h"
+#include "util/refcnt/scan_file.h"
 #include "util/refcnt/spec.h"
 #include "util/refcnt/symbolize.h"
 #include "util/session.h"
@@ -56,9 +58,9 @@
 /*
  * The most arguments record passes to perf record before the workload's:
  * record -o F -e E -m N --clockid monotonic -z --call-graph G
- * --user-callchains --max-stack N, then -p PID or -- (perf stat's are fewer).
+ * --user-callchains, then -p PID or -- (perf stat's are fewer).
  */
-#define REFCNT_RECORD_MAX_ARGS	17
+#define REFCNT_RECORD_MAX_ARGS	15
 /* the frames of a finding's callchain --stdio shows without -g */
 #define REFCNT_STDIO_FRAMES	5
 
@@ -138,7 +140,7 @@ static int refcnt__check_uprobes(void)
  * waits until the recorder is gone (its end of a pipe closes, whatever the
  * way it ends) and removes what is left of the group.
  */
-static int refcnt__start_guardian(const char *group)
+static int refcnt__start_guardian(const char *group, pid_t *guardian)
 {
 	int fds[2];
 	pid_t pid;
@@ -176,6 +178,7 @@ static int refcnt__start_guardian(const char *group)
 	}
 	close(fds[0]);
 	/* fds[1] stays open until this process ends; O_CLOEXEC keeps it from the workload */
+	*guardian = pid;
 	return 0;
 }
 
@@ -246,14 +249,40 @@ static void refcnt__print_probes(const struct refcnt_probes *rp, const char *unc
 	}
 }
 
+/* Take the helper's scan at exit into the recording, and say what it did. */
+static void refcnt__record_scan(struct refcnt_exit_scan *es, const char *output)
+{
+	struct refcnt_scan scan;
+	const struct refcnt_scan_result *r = &scan.result;
+	int err = refcnt_exit_scan__finish(es, &scan);
+
+	if (!err && r->status == REFCNT_SCAN__DONE)
+		pr_info("perf refcnt: scan at exit of pid %u: %.1f MiB read in %.3f s, %" PRIu64
+			" blocks in use, %" PRIu64 " reachable, %u objects of the audited types\n",
+			r->pid, r->bytes / 1048576.0, r->ns / 1e9, r->blocks, r->reached,
+			r->nr_objects);
+	else if (!err)
+		pr_warning("perf refcnt: no scan at exit: %s: leaks will be the references outstanding at exit\n",
+			   refcnt_scan_status__name(r->status));
+	if (!err && output)
+		err = refcnt_scan__append(output, &scan);
+	if (err)
+		pr_warning("perf refcnt: the scan at exit could not be kept in %s: %s\n",
+			   output, strerror(-err));
+	refcnt_scan__exit(&scan);
+}
+
 static int refcnt__record(int argc, const char **argv)
 {
 	const char *output = NULL;
 	const char *types = NULL, *exe = NULL, *call_graph = "fp", *pid = NULL;
 	const char *mmap_pages = "2048", *max_stack = NULL, *uncover = NULL;
-	bool compress = true, count = false;
+	bool compress = true, count = false, scan = true;
+	struct refcnt_exit_scan exit_scan = { .helper = -1 };
+	pid_t guardian = 0;
 	const char **rec_argv;
 	char group[32], event[48], *exe_path = NULL, bad[64], types_help[128];
+	char call_graph_fp[32], *end;
 	unsigned long type_mask;
 	int ret, rec_argc, i = 0;
 	const struct option options[] = {
@@ -264,12 +293,15 @@ static int refcnt__record(int argc, const char **argv)
 		   "perf binary to audit (default: the workload's, or /proc/PID/exe)"),
 	OPT_STRING('g', "call-graph", &call_graph, "fp|dwarf|no",
 		   "user callchain of every operation (default: fp)"),
-	OPT_STRING(0, "max-stack", &max_stack, "n", "callchain depth (default: 127)"),
+	OPT_STRING(0, "max-stack", &max_stack, "n",
+		   "frames of a -g fp callchain (default: kernel.perf_event_max_stack)"),
 	OPT_STRING('m', "mmap-pages", &mmap_pages, "pages",
 		   "ring buffer size (default: 2048)"),
 	OPT_BOOLEAN('z', "compress", &compress,
 		    "compress the recording with zstd (default: on; --no-compress)"),
 	OPT_STRING('p', "pid", &pid, "pid", "record an existing process"),
+	OPT_BOOLEAN(0, "scan", &scan,
+		    "scan the workload at its exit: leaks from references held (default: on)"),
 	OPT_BOOLEAN(0, "count", &count,
 		    "only count the hits of every probe with perf stat (CSV to -o, or stderr)"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
@@ -301,6 +333,11 @@ static int refcnt__record(int argc, const char **argv)
 	}
 	if (strcmp(call_graph, "fp") && strcmp(call_graph, "dwarf") && strcmp(call_graph, "no")) {
 		pr_err("Unknown --call-graph '%s': use fp, dwarf or no\n", call_graph);
+		return -EINVAL;
+	}
+	if (max_stack && (strcmp(call_graph, "fp") || strtoul(max_stack, &end, 10) < 1 || *end)) {
+		pr_err("--max-stack takes a number of frames, and -g fp: not '%s' with -g %s\n",
+		       max_stack, call_graph);
 		return -EINVAL;
 	}
 
@@ -336,9 +373,16 @@ static int refcnt__record(int argc, const char **argv)
 	if (ret)
 		goto out;
 	refcnt__print_probes(&refcnt_probes, uncover);
+	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
+		const struct refcnt_scan_type *st = &refcnt_probes.scan_types[t];
+
+		pr_debug("scan: %s: %u bytes, refcount at %d, flexible array of %u-byte elements, length at %d\n",
+			 refcnt_type_specs[t].name, st->size, st->refcnt_offset, st->elem_size,
+			 st->nr_offset);
+	}
 
 	snprintf(group, sizeof(group), REFCNT_GROUP_PREFIX "%d", getpid());
-	ret = refcnt__start_guardian(group);
+	ret = refcnt__start_guardian(group, &guardian);
 	if (ret) {
 		pr_err("Cannot start the process that removes the uprobes if perf refcnt is killed: %s\n",
 		       strerror(-ret));
@@ -357,6 +401,10 @@ static int refcnt__record(int argc, const char **argv)
 		goto out;
 	}
 	snprintf(event, sizeof(event), "%s:*", group);
+	/* before the pins are open: the helper must not hold them */
+	if (scan && !count)
+		refcnt_exit_scan__start(&exit_scan, pid ? atoi(pid) : 0, guardian,
+					refcnt_probes.scan_types);
 	refcnt_pins = refcnt_pins__open(event);
 
 	rec_argv[i++] = count ? "stat" : "record";
@@ -384,13 +432,12 @@ static int refcnt__record(int argc, const char **argv)
 	if (compress && !count)
 		rec_argv[i++] = "-z";
 	if (strcmp(call_graph, "no") && !count) {
+		/* perf record takes the depth of an fp callchain as "fp,<n>" */
+		if (max_stack)
+			snprintf(call_graph_fp, sizeof(call_graph_fp), "fp,%s", max_stack);
 		rec_argv[i++] = "--call-graph";
-		rec_argv[i++] = call_graph;
+		rec_argv[i++] = max_stack ? call_graph_fp : call_graph;
 		rec_argv[i++] = "--user-callchains";
-		if (max_stack) {
-			rec_argv[i++] = "--max-stack";
-			rec_argv[i++] = max_stack;
-		}
 	}
 	if (pid) {
 		rec_argv[i++] = "-p";
@@ -403,6 +450,8 @@ static int refcnt__record(int argc, const char **argv)
 
 	ret = count ? cmd_stat(i, rec_argv) : cmd_record(i, rec_argv);
 	free(rec_argv);
+	if (exit_scan.helper > 0)
+		refcnt__record_scan(&exit_scan, ret ? NULL : output);
 out:
 	refcnt__uninstall();
 	refcnt_probes__exit(&refcnt_probes);
@@ -418,10 +467,13 @@ struct refcnt_report {
 	struct refcnt_engine	*engine;
 	struct refcnt_findings	findings;
 	struct refcnt_symbolizer sym;
+	struct refcnt_scan	scan;		/* at exit; status NOT_RUN if none */
+	char			scan_why[128];	/* why the scan is not used */
 	struct hashmap		*balance;	/* (type, site) -> gets, puts */
 	FILE			*out;		/* of --history steps */
 	event_op4		decompress;	/* perf_session's zstd handler */
 	unsigned long		type_mask;
+	bool			no_scan;	/* --no-scan: leave the scan out */
 	bool			full_callchain;
 	bool			quiet;
 	int			err;
@@ -618,13 +670,31 @@ static void refcnt__print_uncovered(struct refcnt_report *rep)
 }
 
 /* The certain findings per kind: the header's and the TUI title's totals. */
-static void refcnt__fprintf_totals(FILE *fp, const u64 *t)
+static void refcnt__fprintf_totals(FILE *fp, const u64 *t, bool nonzero)
 {
-	fprintf(fp, "leaks: %" PRIu64 ", over-releases: %" PRIu64 ", double puts: %" PRIu64
-		", use after put: %" PRIu64 ", mismatches: %" PRIu64 ", owned at exit: %" PRIu64,
-		t[REFCNT_FINDING__LEAK], t[REFCNT_FINDING__OVER_RELEASE],
-		t[REFCNT_FINDING__DOUBLE_PUT], t[REFCNT_FINDING__USE_AFTER_PUT],
-		t[REFCNT_FINDING__MISMATCH], t[REFCNT_FINDING__OWNED_AT_EXIT]);
+	static const struct {
+		enum refcnt_finding_kind kind;
+		const char *name;
+	} totals[] = {
+		{ REFCNT_FINDING__LEAK,			"leaks" },
+		{ REFCNT_FINDING__OVER_RELEASE,		"over-releases" },
+		{ REFCNT_FINDING__DOUBLE_PUT,		"double puts" },
+		{ REFCNT_FINDING__USE_AFTER_PUT,	"use after put" },
+		{ REFCNT_FINDING__MISMATCH,		"mismatches" },
+		{ REFCNT_FINDING__OWNED_AT_EXIT,	"owned at exit" },
+		{ REFCNT_FINDING__HELD_BY_LEAK,		"held by a leak" },
+		{ REFCNT_FINDING__STILL_REFERENCED,	"still referenced" },
+	};
+	const char *sep = "";
+
+	for (size_t i = 0; i < ARRAY_SIZE(totals); i++) {
+		if (nonzero && !t[totals[i].kind])
+			continue;
+		fprintf(fp, "%s%s: %" PRIu64, sep, totals[i].name, t[totals[i].kind]);
+		sep = ", ";
+	}
+	if (!*sep)
+		fprintf(fp, "no finding");
 }
 
 /*
@@ -649,6 +719,21 @@ static void refcnt__print_engine_counters(const struct refcnt_engine_stats *st)
 	}
 }
 
+/* What the scan at exit did, or why the leaks are what is outstanding. */
+static void refcnt__print_scan(const struct refcnt_report *rep)
+{
+	const struct refcnt_scan_result *r = &rep->scan.result;
+
+	if (r->status != REFCNT_SCAN__DONE) {
+		printf("# scan at exit: none (%s): %s\n", rep->scan_why,
+		       "leaks are the gets outstanding at exit, reachable or not");
+		return;
+	}
+	printf("# scan at exit of pid %u: %.1f MiB read in %.3f s, %" PRIu64 " of %" PRIu64
+	       " blocks reachable, %u objects of the audited types\n", r->pid,
+	       r->bytes / 1048576.0, r->ns / 1e9, r->reached, r->blocks, r->nr_objects);
+}
+
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 {
 	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
@@ -666,10 +751,11 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 			printf(" %s %" PRIu64, refcnt_type_specs[i].name, st->objects[i]);
 	}
 	printf("\n# ");
-	refcnt__fprintf_totals(stdout, rep->findings.totals);
+	refcnt__fprintf_totals(stdout, rep->findings.totals, false);
 	printf(", uncertain (lost or uncovered events): %" PRIu64 "\n",
 	       rep->findings.uncertain);
 	refcnt__print_engine_counters(st);
+	refcnt__print_scan(rep);
 	printf("#\n");
 	refcnt__print_uncovered(rep);
 }
@@ -678,7 +764,8 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
  * One line per group, fields separated by @sep, for scripts and tests:
  * finding, type, refs, objects, site function, uncertain (0/1), the
  * function of the other put (the one that freed it) or "-", the address
- * of the group's first object, and the command of its thread.
+ * of the group's first object, the command of its thread, and the
+ * references held by the group's leaked objects (held by a leak).
  */
 static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *sep)
 {
@@ -692,10 +779,11 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 			refcnt_sym__ref_func(&rep->sym, &g->other, other, sizeof(other));
 		else
 			snprintf(other, sizeof(other), "-");
-		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "%s%s\n",
+		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "%s%s",
 		       refcnt_finding_kind__name(g->kind), sep,
 		       refcnt_type_specs[g->type].name, sep, g->refs, sep, g->objects, sep,
 		       site, sep, g->uncertain, sep, other, sep, g->obj, sep, g->comm ?: "-");
+		printf("%s%" PRIu64 "\n", sep, g->held_refs);
 	}
 }
 
@@ -703,11 +791,20 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 {
 	u32 max = rep->full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES;
 
+	bool section = false;
+
 	printf("# %8s %8s  %-8s %-24s %s\n", "Refs", "Objects", "Type", "Finding", "Site");
 	printf("# %8s %8s  %-8s %-24s %s\n", "....", ".......", "....", ".......", "....");
 	for (u32 i = 0; i < rep->findings.nr; i++) {
 		const struct refcnt_group *g = rep->findings.groups[i];
 		char label[32];
+
+		if (g->kind == REFCNT_FINDING__STILL_REFERENCED && !section && !rep->quiet) {
+			printf("#\n# still referenced at exit, not bugs: %" PRIu64
+			       " references, pointed to by reachable memory\n#\n",
+			       rep->findings.totals[REFCNT_FINDING__STILL_REFERENCED]);
+			section = true;
+		}
 
 		snprintf(label, sizeof(label), "%s%s", refcnt_finding_kind__name(g->kind),
 			 g->uncertain ? " (uncertain)" : "");
@@ -717,6 +814,10 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 		if (g->kind == REFCNT_FINDING__MISMATCH)
 			printf("  (counted %d, live %d)", g->expected, g->live);
 		printf("\n");
+		if (g->held_refs)
+			printf("            holds %" PRIu64 " reference(s) on %" PRIu64
+			       " object(s) that only leaked objects reach (held by a leak)\n",
+			       g->held_refs, g->held_objects);
 		if (rep->quiet)
 			continue;
 		refcnt_sym__fprintf_stack(stdout, &rep->sym, g->ref.stack, "            ", max);
@@ -835,6 +936,25 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		       input, why);
 		return -EINVAL;
 	}
+	ret = rep->no_scan ? 1 :
+	      refcnt_scan__read(input, &rep->scan, rep->scan_why, sizeof(rep->scan_why));
+	if (ret == 1 && rep->no_scan) {
+		rep->scan.result.status = REFCNT_SCAN__NOT_RUN;
+		snprintf(rep->scan_why, sizeof(rep->scan_why), "--no-scan");
+	} else if (ret == 1) {
+		rep->scan.result.status = REFCNT_SCAN__NOT_RUN;
+		snprintf(rep->scan_why, sizeof(rep->scan_why), "the recording has none");
+	} else if (ret < 0) {
+		if (ret == -ENOMEM)
+			return ret;
+		/* a damaged scan: the findings of a recording without one */
+		pr_warning("perf refcnt: %s: %s; its leaks are the references outstanding at exit\n",
+			   input, rep->scan_why);
+		rep->scan.result.status = REFCNT_SCAN__FAILED;
+	} else if (rep->scan.result.status != REFCNT_SCAN__DONE) {
+		snprintf(rep->scan_why, sizeof(rep->scan_why), "%s",
+			 refcnt_scan_status__name(rep->scan.result.status));
+	}
 
 	/* findings are symbolized after the replay, when the workload has exited */
 	symbol_conf.keep_exited_threads = true;
@@ -876,6 +996,11 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		       input, strerror(-ret));
 		return ret;
 	}
+	if (rep->scan.result.status == REFCNT_SCAN__DONE &&
+	    refcnt_engine__exit_scan(rep->engine,
+				     refcnt_decoder__space(&rep->decoder, rep->scan.result.pid),
+				     rep->scan.objects, rep->scan.result.nr_objects))
+		return -ENOMEM;
 	refcnt_engine__end(rep->engine);
 	return rep->err;
 }
@@ -909,6 +1034,7 @@ static void refcnt__report_exit(struct refcnt_report *rep)
 	refcnt_decoder__exit(&rep->decoder, rep->session ? rep->session->evlist : NULL);
 	refcnt_findings__exit(&rep->findings);
 	refcnt_sym__exit(&rep->sym);
+	refcnt_scan__exit(&rep->scan);
 	if (rep->session)
 		perf_session__delete(rep->session);
 	rep->session = NULL;
@@ -925,7 +1051,7 @@ static void refcnt__print_history_header(FILE *fp, u64 addr)
 static char *refcnt__history_text(void *priv, u64 obj)
 {
 	const struct refcnt_report *rep = priv;
-	struct refcnt_report h = { .type_mask = rep->type_mask };
+	struct refcnt_report h = { .type_mask = rep->type_mask, .no_scan = rep->no_scan };
 	char *text = NULL;
 	size_t size;
 	int ret;
@@ -961,7 +1087,8 @@ static int refcnt__browse(struct refcnt_report *rep)
 	if (!fp)
 		return -errno;
 	fprintf(fp, "%" PRIu64 " events, ", st->events);
-	refcnt__fprintf_totals(fp, rep->findings.totals);
+	/* hists' browser title holds 160 characters: the kinds found only */
+	refcnt__fprintf_totals(fp, rep->findings.totals, true);
 	fprintf(fp, ", uncertain: %" PRIu64 ", lost: %" PRIu64, rep->findings.uncertain,
 		rep->lost + rep->lost_samples);
 	fclose(fp);
@@ -973,7 +1100,7 @@ static int refcnt__report(int argc, const char **argv)
 	const char *input = REFCNT_DEFAULT_OUTPUT, *types = NULL, *sort = NULL;
 	const char *history = NULL, *field_sep = NULL;
 	struct refcnt_report rep = { .out = stdout };
-	bool stdio = false, tui = false, balance = false;
+	bool stdio = false, tui = false, balance = false, scan = true;
 	u64 follow = 0;
 	char bad[64], types_help[128];
 	int ret;
@@ -989,6 +1116,8 @@ static int refcnt__report(int argc, const char **argv)
 	OPT_STRING(0, "history", &history, "addr",
 		   "show every operation on the object at addr, paired"),
 	OPT_BOOLEAN(0, "balance", &balance, "gets, puts and net per call site"),
+	OPT_BOOLEAN(0, "scan", &scan,
+		    "use the recording's scan at exit (default: on; off: leaks are gets left)"),
 	OPT_BOOLEAN('q', "quiet", &rep.quiet, "findings only, no callchains"),
 	OPT_STRING('x', "field-separator", &field_sep, "separator",
 		   "one line per finding group, fields separated by <separator>"),
@@ -1046,6 +1175,7 @@ static int refcnt__report(int argc, const char **argv)
 		}
 	}
 
+	rep.no_scan = !scan;
 	ret = refcnt__replay(&rep, input, follow);
 	if (ret || history)
 		goto out;

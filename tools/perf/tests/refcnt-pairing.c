@@ -1090,3 +1090,76 @@ int test__refcnt_pairing_thread_exit(struct test_suite *test __maybe_unused,
 	}
 	return TEST_OK;
 }
+
+/*
+ * The scan at exit of address space 1 (refcnt_engine__exit_scan): A is
+ * pointed to by as many words as it has references, all still referenced;
+ * B by one word for three references, its two gets leaked (most recent
+ * first), its birth still referenced; C is unreachable, all leaked; D is
+ * reached only from C, held by that leak. E, in space 2, and F, which the
+ * scan did not find, are reported as without a scan.
+ */
+int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
+				   int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, X, 0x10, 1, 1),
+		EV(20, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(21, GET,  OBJ_B, X, 0x20, 1, 1),
+		EV(22, GET,  OBJ_B, G, 0x20, 1, 2),
+		EV(30, BORN, OBJ_C, MAIN, 0x30, 1, 1),
+		EV(31, GET,  OBJ_C, H, 0x30, 1, 1),
+		EV(40, BORN, OBJ_D, MAIN, 0x40, 1, 1),
+		EV(50, BORN, OBJ_E, MAIN, 0x50, 2, 1),
+		EV(51, GET,  OBJ_E, X, 0x50, 2, 1),
+		EV(60, BORN, OBJ_F, MAIN, 0x60, 1, 1),
+	};
+	static const struct refcnt_scan_object scanned[] = {
+		{ .addr = OBJ_A, .words = 2, .reachable = 1, .refcnt = 2 },
+		{ .addr = OBJ_B, .words = 1, .reachable = 1, .refcnt = 3 },
+		{ .addr = OBJ_C, .refcnt = 2 },
+		{ .addr = OBJ_D, .holder = OBJ_C, .refcnt = 1 },
+		{ .addr = OBJ_E, .words = 2, .reachable = 1, .refcnt = 2 },	/* not its space */
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_A, .generation = 1,
+		  .site = FN_X + 0x10, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_A, .generation = 1,
+		  .site = FN_MAIN + 0x10, .op = REFCNT_OP__BORN },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_G + 0x20, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_X + 0x20, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_B, .generation = 1,
+		  .site = FN_MAIN + 0x20, .op = REFCNT_OP__BORN },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_C, .generation = 1,
+		  .site = FN_H + 0x30, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_C, .generation = 1,
+		  .site = FN_MAIN + 0x30, .op = REFCNT_OP__BORN },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_E, .generation = 1,
+		  .site = FN_X + 0x50, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__OWNED_AT_EXIT, .obj = OBJ_F, .generation = 1,
+		  .site = FN_MAIN + 0x60, .op = REFCNT_OP__BORN },
+		{ .kind = REFCNT_FINDING__HELD_BY_LEAK, .obj = OBJ_D, .generation = 1,
+		  .site = FN_MAIN + 0x40, .op = REFCNT_OP__BORN },
+	};
+	struct refcnt_engine *engine;
+	struct collect c;
+	int err;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		evs[i].space = evs[i].tid;
+	engine = refcnt_engine__new(&collect_ops, &c);
+	TEST_ASSERT_VAL("engine", engine);
+	memset(&c, 0, sizeof(c));
+	err = feed(engine, evs, ARRAY_SIZE(evs));
+	if (!err)
+		err = refcnt_engine__exit_scan(engine, 1, scanned, ARRAY_SIZE(scanned));
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+	TEST_ASSERT_EQUAL("feeding", err, 0);
+	TEST_ASSERT_VAL("findings", check_findings(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("D held by C", c.findings[9].holder == OBJ_C);
+	return TEST_OK;
+}

@@ -25,5 +25,6 @@ int test__refcnt_pairing_preempted_put(struct test_suite *test, int subtest);
 int test__refcnt_pairing_missed(struct test_suite *test, int subtest);
 int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
 int test__refcnt_pairing_thread_exit(struct test_suite *test, int subtest);
+int test__refcnt_pairing_exit_scan(struct test_suite *test, int subtest);
 
 #endif /* __PERF_TESTS_REFCNT_H */

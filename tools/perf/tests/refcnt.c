@@ -95,6 +95,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_pairing_address_spaces),
 	TEST_CASE("refcnt pairing: a thread's exit lands its last operation",
 		  refcnt_pairing_thread_exit),
+	TEST_CASE("refcnt pairing: leaked, held by a leak, still referenced at exit",
+		  refcnt_pairing_exit_scan),
 	{ .name = NULL, }
 };
 

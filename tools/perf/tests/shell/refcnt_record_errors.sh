@@ -21,12 +21,12 @@ expect_error() {
 	if [ $rc -eq 0 ]; then
 		echo "refcnt record errors: FAILED: $name: exit code 0"
 		err=1
-	elif ! grep -qE "$regex" "$tmpdir/err"; then
+	elif ! grep -qE -e "$regex" "$tmpdir/err"; then
 		echo "refcnt record errors: FAILED: $name: no '$regex' in:"
 		head -n 5 "$tmpdir/err"
 		err=1
 	else
-		echo "refcnt record errors: $name: exit $rc: $(grep -E "$regex" "$tmpdir/err" | head -n 1)"
+		echo "refcnt record errors: $name: exit $rc: $(grep -E -e "$regex" "$tmpdir/err" | head -n 1)"
 	fi
 }
 
@@ -40,6 +40,8 @@ expect_error "missing pid" "No process with pid 999999999" \
 	perf refcnt record -p 999999999
 expect_error "unknown call graph" "Unknown --call-graph 'lbr'" \
 	perf refcnt record -g lbr -- true
+expect_error "max-stack with dwarf" "--max-stack takes a number of frames, and -g fp: not '8' with -g dwarf" \
+	perf refcnt record -g dwarf --max-stack 8 -- true
 if printf 'int main(void) { return 0; }\n' | cc -g -x c -o "$tmpdir/hello" - 2> /dev/null; then
 	expect_error "not a perf binary" "no dso__new_id\(\) for type dso: not a perf 6.12 binary" \
 		perf refcnt record -x "$tmpdir/hello" -- true

@@ -7,7 +7,8 @@
 # recording must end when that process does and hold exactly its bugs.
 # -p with -o, --max-stack, compression and callchains is the most arguments
 # record passes to perf record: under make asan-check, the ASan perf
-# records, and would say so if they did not fit.
+# records, and would say so if they did not fit. The callchains are cut at
+# --max-stack frames.
 
 set -u
 
@@ -53,12 +54,14 @@ if ! wait_for 10 waiting $workload; then
 	exit 1
 fi
 
-perf refcnt record -p $workload -o "$tmpdir/pid.data" --max-stack 64 -z -g fp \
+perf refcnt record -p $workload -o "$tmpdir/pid.data" --max-stack 6 -z -g fp \
 	> /dev/null 2> "$tmpdir/err" &
 recorder=$!
 if ! wait_for 30 recording $recorder; then
 	fail "the recorder did not open its events: $(tail -n 2 "$tmpdir/err")"
-	kill -INT $recorder $workload 2> /dev/null
+	# a background job ignores SIGINT: the workload needs another signal
+	kill -INT $recorder 2> /dev/null
+	kill -KILL $workload 2> /dev/null
 	wait
 	exit 1
 fi
@@ -86,6 +89,12 @@ else
 	else
 		echo "refcnt record -p: exactly the $(wc -l < "$tmpdir/expected") injected findings"
 	fi
+	# a callchain and its probed function: at most 6 frames
+	frames=$(perf script -i "$tmpdir/pid.data" -F ip 2> /dev/null |
+		 awk 'NF == 0 { if (n > max) max = n; n = 0; next } { n++ }
+		      END { if (n > max) max = n; print max + 0 }')
+	[ "$frames" -ge 2 ] && [ "$frames" -le 6 ] ||
+		fail "--max-stack 6: callchains of up to $frames frames"
 fi
 
 leftovers=$(refcnt_leftovers)

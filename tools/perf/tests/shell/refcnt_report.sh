@@ -53,8 +53,12 @@ check() {
 		perf refcnt report -i "$data" -x, | grep '^mismatch,' | head -n 3
 	fi
 
+	grep -q "^# scan at exit of pid [0-9]*: " "$tmpdir/$name.out" ||
+		fail "$name: no scan at exit: $(grep '^# scan at exit' "$tmpdir/$name.out")"
+
+	# every object alive at the end is a row of its own without the scan
 	alive_at_end "$data" > "$tmpdir/$name.alive"
-	perf refcnt report -i "$data" -x, -s type,object 2> /dev/null |
+	perf refcnt report -i "$data" -x, -s type,object --no-scan 2> /dev/null |
 		awk -F, '$1 == "leak" || $1 == "owned at exit" { print $2, $8 }' |
 		sort -u > "$tmpdir/$name.listed"
 	if ! diff -u "$tmpdir/$name.alive" "$tmpdir/$name.listed"; then

@@ -208,7 +208,8 @@ static int refcnt_run(bool buggy)
 		err |= refcnt_cpu_map_buggy(false);
 	}
 
-	dso__put(refcnt_map_dso);
+	/* as perf's zput: a pointer kept after its put would hold the dso for the scan at exit */
+	dso__zput(refcnt_map_dso);
 	return err ? 1 : 0;
 }
 

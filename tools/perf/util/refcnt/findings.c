@@ -13,6 +13,7 @@
 
 #include "../hashmap.h"
 #include "findings.h"
+#include "hash.h"
 
 struct group_key {
 	u64	site;
@@ -76,7 +77,10 @@ int refcnt_findings__init(struct refcnt_findings *f, const char *sort)
 		return err;
 
 	f->map = hashmap__new(key__hash, key__equal, NULL);
-	return IS_ERR(f->map) ? PTR_ERR(f->map) : 0;
+	if (IS_ERR(f->map))
+		return PTR_ERR(f->map);
+	f->leaked = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
+	return IS_ERR(f->leaked) ? PTR_ERR(f->leaked) : 0;
 }
 
 void refcnt_findings__exit(struct refcnt_findings *f)
@@ -92,6 +96,12 @@ void refcnt_findings__exit(struct refcnt_findings *f)
 		hashmap__free(f->map);
 	}
 	f->map = NULL;
+	if (!IS_ERR_OR_NULL(f->leaked)) {
+		hashmap__for_each_entry(f->leaked, cur, bkt)
+			free((void *)cur->key);
+		hashmap__free(f->leaked);
+	}
+	f->leaked = NULL;
 	zfree(&f->groups);
 }
 
@@ -129,6 +139,22 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 	else
 		f->totals[finding->kind]++;
 
+	/* held by a leaked object: told under that object's leak */
+	if (finding->kind == REFCNT_FINDING__HELD_BY_LEAK) {
+		struct refcnt_space_addr holder = {
+			.space = finding->space, .addr = finding->holder,
+		};
+
+		if (hashmap__find(f->leaked, &holder, &g)) {
+			g->held_refs++;
+			if (g->held_last_obj != finding->obj) {
+				g->held_objects++;
+				g->held_last_obj = finding->obj;
+			}
+			return 0;
+		}
+	}
+
 	if (!hashmap__find(f->map, &key, &g)) {
 		k = malloc(sizeof(*k));
 		g = zalloc(sizeof(*g));
@@ -156,6 +182,16 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		}
 		g->last_obj = ~0ULL;
 	}
+	if (finding->kind == REFCNT_FINDING__LEAK) {
+		struct refcnt_space_addr *leaked = malloc(sizeof(*leaked));
+
+		if (!leaked)
+			return -ENOMEM;
+		leaked->space = finding->space;
+		leaked->addr = finding->obj;
+		if (hashmap__add(f->leaked, leaked, g))
+			free(leaked);	/* there already */
+	}
 	g->refs++;
 	if (g->last_obj != finding->obj || g->last_space != finding->space ||
 	    g->last_gen != finding->generation) {
@@ -176,9 +212,11 @@ static int kind__rank(enum refcnt_finding_kind kind)
 	case REFCNT_FINDING__USE_AFTER_PUT:	return 2;
 	case REFCNT_FINDING__LEAK:		return 3;
 	case REFCNT_FINDING__MISMATCH:		return 4;
-	case REFCNT_FINDING__OWNED_AT_EXIT:	return 5;
+	case REFCNT_FINDING__HELD_BY_LEAK:	return 5;
+	case REFCNT_FINDING__OWNED_AT_EXIT:	return 6;
+	case REFCNT_FINDING__STILL_REFERENCED:	return 7;
 	case REFCNT_FINDING__MAX:
-	default:				return 6;
+	default:				return 8;
 	}
 }
 

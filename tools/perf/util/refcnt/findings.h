@@ -36,10 +36,14 @@ struct refcnt_group {
 	u64		objects;	/* distinct lifetimes */
 	u64		last_obj, last_space, last_gen;
 	int		expected, live;	/* mismatch: of the first */
+	/* leak: references on objects only it reaches (held by a leak) */
+	u64		held_refs, held_objects, held_last_obj;
 };
 
 struct refcnt_findings {
 	struct hashmap		*map;		/* key -> group */
+	/* struct refcnt_space_addr * of a leaked object -> its leak's group */
+	struct hashmap		*leaked;
 	struct refcnt_group	**groups;	/* sorted by refcnt_findings__sort */
 	u32			nr;
 	bool			sort_by[REFCNT_SORT__MAX];

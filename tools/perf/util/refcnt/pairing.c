@@ -104,6 +104,9 @@ struct refcnt_engine {
 	/* lost-events windows, and hits of uncovered sites, per type */
 	u64			missed[REFCNT_TYPE__MAX_NR];
 	u64			last_time;
+	/* the scan at exit of one address space: address -> its object */
+	struct hashmap		*scan;
+	u64			scan_space;
 	bool			ended;
 };
 
@@ -114,6 +117,8 @@ static const char * const finding_names[REFCNT_FINDING__MAX] = {
 	[REFCNT_FINDING__DOUBLE_PUT]	= "double put",
 	[REFCNT_FINDING__USE_AFTER_PUT]	= "use after put",
 	[REFCNT_FINDING__MISMATCH]	= "mismatch",
+	[REFCNT_FINDING__HELD_BY_LEAK]	= "held by a leak",
+	[REFCNT_FINDING__STILL_REFERENCED] = "still referenced",
 };
 
 static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
@@ -184,6 +189,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	hashmap__free(engine->objects);
 	hashmap__free(engine->follow);
 	hashmap__free(engine->threads);
+	hashmap__free(engine->scan);
 	free(engine);
 }
 
@@ -809,6 +815,108 @@ void refcnt_engine__missed(struct refcnt_engine *engine, u64 time __maybe_unused
 	}
 }
 
+/* A block may look like objects of several types: one entry each. */
+static long scan__key(u64 addr, u8 type)
+{
+	return (long)(addr ^ ((u64)type << 56));
+}
+
+int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
+			     const struct refcnt_scan_object *objs, u32 nr)
+{
+	if (!engine->scan) {
+		engine->scan = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+		if (IS_ERR(engine->scan)) {
+			engine->scan = NULL;
+			return -ENOMEM;
+		}
+	}
+	engine->scan_space = space;
+	for (u32 i = 0; i < nr; i++) {
+		int err = hashmap__set(engine->scan, scan__key(objs[i].addr, objs[i].type),
+				       &objs[i], NULL, NULL);
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* What the scan found at @object's address, if it is of its type. */
+static const struct refcnt_scan_object *
+engine__scanned(const struct refcnt_engine *engine, const struct refcnt_object *object)
+{
+	const struct refcnt_scan_object *so;
+
+	if (!engine->scan || object->key.space != engine->scan_space ||
+	    !hashmap__find(engine->scan, scan__key(object->key.addr, object->type), &so))
+		return NULL;
+	return so;
+}
+
+static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt_object *object,
+			       enum refcnt_finding_kind kind, const struct refcnt_ref *ref,
+			       u64 holder)
+{
+	struct refcnt_finding f = { .kind = kind, .ref = *ref, .holder = holder };
+
+	engine__report(engine, object, &f, object->uncertain);
+}
+
+/* Without a scan: the gets left are leaks, else what is left is owned. */
+static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt)
+{
+	const struct refcnt_ref *owned = NULL;
+	bool leaked = false;
+
+	for (u32 i = 0; i < lt->nr; i++) {
+		if (lt->refs[i].op != REFCNT_OP__GET) {
+			owned = owned ?: &lt->refs[i];
+			continue;
+		}
+		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, &lt->refs[i], 0);
+		leaked = true;
+	}
+	if (leaked)
+		return;
+	if (!owned && lt->unknown)
+		owned = &lt->unknown_ref;
+	if (owned)
+		engine__report_ref(engine, lt->object, REFCNT_FINDING__OWNED_AT_EXIT, owned, 0);
+}
+
+/*
+ * Scanned: @leaked of the references left are leaked (the gets, most
+ * recent first: which ones is inferred, not known), the others still
+ * referenced; all of them held by @holder when it is not 0.
+ */
+static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+				int leaked, u64 holder)
+{
+	enum refcnt_finding_kind kind;
+	u32 n = 0;
+
+	/* the gets, most recent first, then the births and those of unknown origin */
+	for (int pass = 0; pass < 2; pass++) {
+		for (u32 i = lt->nr; i-- > 0;) {
+			bool get = lt->refs[i].op == REFCNT_OP__GET;
+
+			if (get == !!pass)
+				continue;
+			kind = holder ? REFCNT_FINDING__HELD_BY_LEAK :
+			       n++ < (u32)leaked ? REFCNT_FINDING__LEAK :
+			       REFCNT_FINDING__STILL_REFERENCED;
+			engine__report_ref(engine, lt->object, kind, &lt->refs[i], holder);
+		}
+	}
+	for (u32 i = 0; i < lt->unknown; i++) {
+		kind = holder ? REFCNT_FINDING__HELD_BY_LEAK :
+		       n++ < (u32)leaked ? REFCNT_FINDING__LEAK :
+		       REFCNT_FINDING__STILL_REFERENCED;
+		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, holder);
+	}
+}
+
 void refcnt_engine__end(struct refcnt_engine *engine)
 {
 	struct refcnt_lifetime *lt;
@@ -817,35 +925,24 @@ void refcnt_engine__end(struct refcnt_engine *engine)
 		return;
 	engine->ended = true;
 
-	list_for_each_entry(lt, &engine->live, node) {
-		struct refcnt_object *object = lt->object;
-		const struct refcnt_ref *owned = NULL;
-		bool leaked = false;
+	/* the objects a leaked object holds last, to be told under it */
+	for (int held = 0; held < 2; held++) {
+		list_for_each_entry(lt, &engine->live, node) {
+			const struct refcnt_scan_object *so = engine__scanned(engine, lt->object);
+			int count = lifetime__count(lt);
 
-		for (u32 i = 0; i < lt->nr; i++) {
-			struct refcnt_finding f = {
-				.kind = REFCNT_FINDING__LEAK,
-				.ref = lt->refs[i],
-			};
-
-			if (lt->refs[i].op != REFCNT_OP__GET) {
-				owned = owned ?: &lt->refs[i];
-				continue;
+			if (!so) {
+				if (!held)
+					engine__end_unscanned(engine, lt);
+			} else if (!so->reachable && so->holder) {
+				if (held)
+					engine__end_scanned(engine, lt, count, so->holder);
+			} else if (!held) {
+				/* reachable: the references beyond its pointers */
+				if (so->reachable)
+					count = max_t(int, 0, count - (int)so->words);
+				engine__end_scanned(engine, lt, count, 0);
 			}
-			engine__report(engine, object, &f, object->uncertain);
-			leaked = true;
-		}
-		if (leaked)
-			continue;
-		if (!owned && lt->unknown)
-			owned = &lt->unknown_ref;
-		if (owned) {
-			struct refcnt_finding f = {
-				.kind = REFCNT_FINDING__OWNED_AT_EXIT,
-				.ref = *owned,
-			};
-
-			engine__report(engine, object, &f, object->uncertain);
 		}
 	}
 }

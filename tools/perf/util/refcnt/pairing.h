@@ -48,6 +48,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "scan.h"
 #include "spec.h"
 
 #define REFCNT_LIVE_UNKNOWN	INT_MIN	/* the live refcount could not be read */
@@ -104,10 +105,16 @@ enum refcnt_confidence {
 };
 
 enum refcnt_finding_kind {
-	/* a get whose reference was never put (object alive at the end) */
+	/*
+	 * A reference never put. With a scan at exit of the object's address
+	 * space (refcnt_engine__exit_scan()): one that no reachable memory
+	 * accounts for, the object being unreachable, or reachable through
+	 * fewer pointer words than its references. Without: a get
+	 * outstanding at the end.
+	 */
 	REFCNT_FINDING__LEAK,
-	/* only the birth (or an unknown-origin) reference left at the end:
-	 * owned at exit, e.g. by a cache perf keeps on purpose
+	/* without a scan: only the birth (or an unknown-origin) reference
+	 * left at the end, e.g. a cache perf keeps on purpose
 	 */
 	REFCNT_FINDING__OWNED_AT_EXIT,
 	/* a put on a live lifetime with no reference left to release */
@@ -126,6 +133,14 @@ enum refcnt_finding_kind {
 	 * references. At most one per lifetime.
 	 */
 	REFCNT_FINDING__MISMATCH,
+	/* scanned: a reference on an unreachable object that a leaked object
+	 * (@holder) reaches, LSan's indirect leak: a consequence of that leak
+	 */
+	REFCNT_FINDING__HELD_BY_LEAK,
+	/* scanned: alive at exit and accounted for by a pointer word of
+	 * reachable memory: not a bug
+	 */
+	REFCNT_FINDING__STILL_REFERENCED,
 	REFCNT_FINDING__MAX,
 };
 
@@ -154,6 +169,7 @@ struct refcnt_finding {
 	struct refcnt_ref other;
 	struct refcnt_ref culprit;
 	bool	has_culprit;
+	u64	holder;		/* HELD_BY_LEAK: the leaked object holding it */
 	int	expected;	/* MISMATCH: references we counted */
 	int	live;		/* MISMATCH: the recorded live refcount (0 at
 				 * a dies that did not read it)
@@ -252,8 +268,19 @@ void refcnt_engine__lost(struct refcnt_engine *engine, u64 time, u64 nr);
 void refcnt_engine__missed(struct refcnt_engine *engine, u64 time, u8 type);
 
 /*
+ * What the scan at exit of address space @space found (scan.h): at
+ * refcnt_engine__end(), the references outstanding on its objects are
+ * leaked, held by a leaked object or still referenced. @objs must live
+ * until then. An object the scan did not find keeps the findings of an
+ * unscanned space. Returns 0 or -ENOMEM.
+ */
+int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
+			     const struct refcnt_scan_object *objs, u32 nr);
+
+/*
  * End of the stream: report what is still outstanding, lifetime by lifetime
- * in the order they started. Only the first call reports.
+ * in the order they started, those held by a leaked object last. Only the
+ * first call reports.
  */
 void refcnt_engine__end(struct refcnt_engine *engine);
 

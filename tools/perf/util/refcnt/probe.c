@@ -561,6 +561,27 @@ uncovered:
 	return 0;
 }
 
+/* The element size of the flexible array the structure at @die ends in, or 0. */
+static int die__flexible_array_elem(Dwarf_Die *die)
+{
+	Dwarf_Die child, last, type, sub, elem;
+	bool found = false;
+
+	if (dwarf_child(die, &child))
+		return false;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_member) {
+			last = child;
+			found = true;
+		}
+	} while (!dwarf_siblingof(&child, &child));
+	if (!found || !die_get_real_type(&last, &type) || dwarf_tag(&type) != DW_TAG_array_type ||
+	    dwarf_child(&type, &sub) || dwarf_hasattr(&sub, DW_AT_upper_bound) ||
+	    dwarf_hasattr(&sub, DW_AT_count) || !die_get_real_type(&type, &elem))
+		return 0;
+	return max(dwarf_bytesize(&elem), 0);
+}
+
 static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
@@ -572,12 +593,29 @@ static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
 		const struct refcnt_type_spec *spec = &refcnt_type_specs[t];
 
+		if (spec->tail_struct && !strcmp(spec->tail_struct, name) &&
+		    dwarf_bytesize(die) > 0)
+			r->rp->scan_types[t].tail_size = dwarf_bytesize(die);
+
 		if (!(r->rp->type_mask & (1UL << t)) || r->live_offset[t] >= 0 ||
 		    strcmp(spec->struct_name, name))
 			continue;
 		if (die_find_member(die, spec->member, &member) &&
-		    !die_get_data_member_location(&member, &offs))
+		    !die_get_data_member_location(&member, &offs)) {
+			struct refcnt_scan_type *st = &r->rp->scan_types[t];
+			int size = dwarf_bytesize(die);
+
 			r->live_offset[t] = offs;	/* refcount_t's counter is first */
+			st->size = size > 0 ? size : 0;
+			st->refcnt_offset = offs;
+			/* a flexible array: of the length in nr_member, or any */
+			st->elem_size = die__flexible_array_elem(die);
+			st->nr_offset = -1;
+			if (st->elem_size && spec->nr_member &&
+			    die_find_member(die, spec->nr_member, &member) &&
+			    !die_get_data_member_location(&member, &offs))
+				st->nr_offset = offs;
+		}
 	}
 }
 

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "scan.h"
 #include "spec.h"
 
 /*
@@ -58,6 +59,8 @@ struct refcnt_probes {
 	struct refcnt_probe	*uncovered;
 	int			nr_uncovered;
 	bool			has_dwarf;
+	/* what an object of each type looks like, for the scan at exit */
+	struct refcnt_scan_type	scan_types[REFCNT_TYPE__MAX_NR];
 	const char		*sp_reg;	/* uprobe name of the stack pointer,
 						 * where an entry probe finds the
 						 * return address

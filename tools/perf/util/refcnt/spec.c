@@ -24,6 +24,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 	},
 	{
 		.name = "map", .struct_name = "map", .member = "refcnt",
+		.tail_struct = "kmap",	/* map__new2() of a kernel dso */
 		.funcs = {
 			[REFCNT_OP__BORN] = { "map__new", "map__new2", "map__clone" },
 			[REFCNT_OP__GET]  = { "map__get" },
@@ -60,6 +61,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 	},
 	{
 		.name = "cpu_map", .struct_name = "perf_cpu_map", .member = "refcnt",
+		.nr_member = "nr",
 		.funcs = {
 			[REFCNT_OP__BORN] = { "perf_cpu_map__alloc" },
 			[REFCNT_OP__GET]  = { "perf_cpu_map__get" },

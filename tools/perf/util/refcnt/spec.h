@@ -26,6 +26,8 @@ struct refcnt_type_spec {
 	const char *name;		/* as given to --type */
 	const char *struct_name;	/* DWARF structure holding the count */
 	const char *member;		/* its refcount_t member */
+	const char *nr_member;		/* the length of its flexible array, if any */
+	const char *tail_struct;	/* a struct some objects are allocated with */
 	const char *funcs[REFCNT_OP__MAX][REFCNT_SPEC__MAX_FUNCS];
 };
 
