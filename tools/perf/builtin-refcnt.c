@@ -732,6 +732,9 @@ static void refcnt__print_scan(const struct refcnt_report *rep)
 	printf("# scan at exit of pid %u: %.1f MiB read in %.3f s, %" PRIu64 " of %" PRIu64
 	       " blocks reachable, %u objects of the audited types\n", r->pid,
 	       r->bytes / 1048576.0, r->ns / 1e9, r->reached, r->blocks, r->nr_objects);
+	if (r->signal)
+		printf("# the process was killed by signal %u (%s): %s\n", r->signal,
+		       strsignal(r->signal), "references its interrupted work held are leaks");
 }
 
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)

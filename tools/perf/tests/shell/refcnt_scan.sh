@@ -45,6 +45,12 @@ audit() {
 	grep -q "^# scan at exit of pid [0-9]*: .* MiB read in " "$out.out" ||
 		fail "$name: the report does not say what the scan read"
 	uaf=0
+	if grep -q "^# the process was killed by signal" "$out.out"; then
+		# perf annotate 6.12 crashes on some profiles: what its
+		# interrupted work held is no leak of a clean exit
+		echo "refcnt scan: $name: $(grep '^# the process was killed' "$out.out" | cut -c3-), not checked"
+		return
+	fi
 	if [ "$name" = annotate ]; then
 		# perf 6.12's own bug, the one allowed
 		uaf=$(perf refcnt report -i "$out.data" -x, |

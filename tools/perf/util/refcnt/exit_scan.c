@@ -120,8 +120,14 @@ static void __noreturn helper__run(int fd, int done, pid_t pid, pid_t parent, pi
 			continue;
 		event = status >> 16;
 		if (event == PTRACE_EVENT_EXIT) {
+			unsigned long exit_status = 0;
+
 			if (refcnt_scan__process(&scan, pid, types))
 				scan.result.status = REFCNT_SCAN__FAILED;
+			/* a crash stops it mid-work: the report says so */
+			if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &exit_status) &&
+			    WIFSIGNALED(exit_status))
+				scan.result.signal = WTERMSIG(exit_status);
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		} else if (event == PTRACE_EVENT_STOP) {
 			/* a group stop (SIGSTOP, a terminal's): it stays stopped */

@@ -73,6 +73,8 @@ struct refcnt_scan_result {
 	u32	status;			/* enum refcnt_scan_status */
 	u32	pid;			/* the process scanned */
 	u32	nr_objects;
+	u32	signal;			/* that killed it (a crash), or 0 */
+	u32	reserved;
 	u64	time;			/* of the exit stop, CLOCK_MONOTONIC ns */
 	u64	bytes;			/* of memory read */
 	u64	ns;			/* the scan took */
