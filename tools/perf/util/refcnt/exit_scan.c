@@ -85,12 +85,16 @@ static void __noreturn helper__run(int fd, int done, pid_t pid, pid_t parent, pi
 				   pid_t starter, const struct refcnt_scan_type *types)
 {
 	const char seized = 'S';
+	pid_t self = getpid();
 	struct refcnt_scan scan = { .result = { .magic = REFCNT_SCAN_MAGIC } };
 	int status;
 
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_DFL);
+	/* first on the pipe, before anything else it says: who it is */
+	if (write(done, &self, sizeof(self)) != sizeof(self))
+		_exit(1);
 	scan.result.status = REFCNT_SCAN__NOT_STOPPED;
 	while (!pid) {
 		/*
@@ -129,9 +133,12 @@ static void __noreturn helper__run(int fd, int done, pid_t pid, pid_t parent, pi
 			    WIFSIGNALED(exit_status))
 				scan.result.signal = WTERMSIG(exit_status);
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
-		} else if (event == PTRACE_EVENT_STOP) {
+		} else if (event == PTRACE_EVENT_STOP && WSTOPSIG(status) != SIGTRAP) {
 			/* a group stop (SIGSTOP, a terminal's): it stays stopped */
 			ptrace(PTRACE_LISTEN, pid, NULL, NULL);
+		} else if (event == PTRACE_EVENT_STOP) {
+			/* the end of a group stop (SIGCONT): it runs on */
+			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		} else {
 			/* a signal for it: deliver it */
 			ptrace(PTRACE_CONT, pid, NULL, (void *)(long)WSTOPSIG(status));
@@ -187,8 +194,6 @@ int refcnt_exit_scan__start(struct refcnt_exit_scan *es, pid_t pid, pid_t other_
 			helper__close_fds(es->fd, fds[1]);
 			helper__run(es->fd, fds[1], pid, parent, other_child, starter, types);
 		}
-		if (helper > 0 && write(fds[1], &helper, sizeof(helper)) != sizeof(helper))
-			kill(helper, SIGKILL);
 		_exit(helper > 0 ? 0 : 1);
 	}
 	close(fds[1]);
@@ -234,6 +239,7 @@ int refcnt_exit_scan__finish(struct refcnt_exit_scan *es, struct refcnt_scan *sc
 	struct refcnt_scan_result *res = &scan->result, written;
 	bool stop;
 	size_t sz;
+	int said;
 
 	memset(scan, 0, sizeof(*scan));
 	res->magic = REFCNT_SCAN_MAGIC;
@@ -247,7 +253,10 @@ int refcnt_exit_scan__finish(struct refcnt_exit_scan *es, struct refcnt_scan *sc
 	 * process running on, stop it (its death detaches it); else the
 	 * process is gone and the helper done (EOF), or nearly.
 	 */
-	if (helper__said(es->done, 0) != 'S') {
+	said = helper__said(es->done, 0);
+	if (said == 0) {
+		stop = false;	/* done, and gone: nothing to stop */
+	} else if (said != 'S') {
 		stop = true;
 	} else if (es->pid && !kill(es->pid, 0) && helper__said(es->done, 0) != 0) {
 		stop = true;

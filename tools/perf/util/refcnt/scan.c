@@ -187,8 +187,10 @@ static int scanner__read_maps(struct scanner *s)
 			if (!(start & (HEAP_MAX_SIZE - 1)) && w0 &&
 			    word(r->data + 16) == end - start)
 				r->kind = REGION__ARENA;
-			else if ((w1 & CHUNK_FLAGS) == IS_MMAPPED &&
-				 (w1 & ~CHUNK_FLAGS) + w0 == end - start)
+			else if ((w1 & CHUNK_FLAGS) == IS_MMAPPED && !(w0 % CHUNK_ALIGN) &&
+				 (w1 & ~CHUNK_FLAGS) >= CHUNK_MIN &&
+				 w0 <= end - start - CHUNK_MIN &&
+				 (w1 & ~CHUNK_FLAGS) == end - start - w0)
 				r->kind = REGION__MMAPPED;
 		}
 	}
@@ -411,12 +413,14 @@ static int scanner__find_blocks(struct scanner *s, u64 *top)
 	*top = 0;
 	for (u32 i = 0; i < s->nr_regions && !err; i++) {
 		struct region *r = &s->regions[i];
+		u32 nr = s->nr_blocks;
 		u64 first;
 
 		switch (r->kind) {
 		case REGION__HEAP:
 			if (!scanner__walk(s, r, r->start, true, &err) && !err) {
 				r->kind = REGION__ROOT;	/* not glibc's: a root */
+				s->nr_blocks = nr;	/* and no blocks */
 				break;
 			}
 			/* the top chunk: the last one */
@@ -432,8 +436,10 @@ static int scanner__find_blocks(struct scanner *s, u64 *top)
 			break;
 		case REGION__ARENA:
 			first = scanner__arena_first(s, r);
-			if (!first || !scanner__walk(s, r, first, true, &err))
+			if (!first || !scanner__walk(s, r, first, true, &err)) {
 				r->kind = REGION__ROOT;
+				s->nr_blocks = nr;
+			}
 			break;
 		case REGION__MMAPPED:
 			/* no next chunk: its size is the mapping's, less the header */
