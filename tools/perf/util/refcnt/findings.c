@@ -183,14 +183,20 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		g->last_obj = ~0ULL;
 	}
 	if (finding->kind == REFCNT_FINDING__LEAK) {
-		struct refcnt_space_addr *leaked = malloc(sizeof(*leaked));
+		struct refcnt_space_addr obj = { .space = finding->space, .addr = finding->obj };
+		struct refcnt_space_addr *leaked;
 
-		if (!leaked)
-			return -ENOMEM;
-		leaked->space = finding->space;
-		leaked->addr = finding->obj;
-		if (hashmap__add(f->leaked, leaked, g))
-			free(leaked);	/* there already */
+		/* an object's leaks come together: one entry for the first */
+		if (!hashmap__find(f->leaked, &obj, NULL)) {
+			leaked = malloc(sizeof(*leaked));
+			if (!leaked)
+				return -ENOMEM;
+			*leaked = obj;
+			if (hashmap__add(f->leaked, leaked, g)) {
+				free(leaked);
+				return -ENOMEM;
+			}
+		}
 	}
 	g->refs++;
 	if (g->last_obj != finding->obj || g->last_space != finding->space ||
