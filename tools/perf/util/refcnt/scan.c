@@ -31,6 +31,7 @@
 #define CHUNK_FLAGS		7ULL
 #define HEAP_MAX_SIZE		(64ULL << 20)	/* a non-main arena's heap, aligned so */
 #define HEAP_INFO_SIZE		48		/* struct _heap_info */
+#define HEAP_INFO_SIZE_OLD	32		/* before glibc 2.35 */
 #define ARENA_SIZE_MIN		2048		/* struct malloc_state, about 2200 */
 #define ARENA_SIZE_MAX		2560
 #define ARENA_TOP		96		/* offsetof(struct malloc_state, top) */
@@ -54,7 +55,9 @@ enum region_kind {
 struct region {
 	u64		start, end;
 	u8		*data;		/* a copy of its memory */
+	u64		heap_end;	/* of its chunks: a heap's in-use part */
 	enum region_kind kind;
+	bool		owns;		/* @data, with the regions after it of its mapping */
 	bool		stack;		/* [stack]: scanned from the stack pointer up */
 	bool		libc;		/* libc's data: the main arena is there */
 };
@@ -85,6 +88,7 @@ struct scanner {
 	u32		nr_objects, alloc_objects;
 	const struct refcnt_scan_type *types;
 	struct refcnt_scan_result *result;
+	u64		page;		/* the page size */
 };
 
 static const char * const status_names[REFCNT_SCAN__MAX] = {
@@ -129,6 +133,119 @@ static bool scanner__read(struct scanner *s, u64 addr, u64 *w)
 	return true;
 }
 
+/* Room for one more region, zeroed; NULL when out of memory. */
+static struct region *scanner__new_region(struct scanner *s)
+{
+	struct region *r = reallocarray(s->regions, s->nr_regions + 1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	s->regions = r;
+	r += s->nr_regions++;
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/*
+ * The length of the heap of a non-main arena whose heap_info is at @p, at
+ * @addr, with @room bytes of the mapping from there; 0 if none is there.
+ * heap_info: ar_ptr, prev, size (in use), mprotect_size (read-write).
+ */
+static u64 scanner__heap_len(const struct scanner *s, const u8 *p, u64 addr, u64 room)
+{
+	u64 size, rw;
+
+	if (addr & (HEAP_MAX_SIZE - 1) || room < HEAP_INFO_SIZE || !word(p))
+		return 0;
+	size = word(p + 16);
+	rw = word(p + 24);
+	if (rw % s->page || rw > room || size > rw || size < HEAP_INFO_SIZE + CHUNK_MIN)
+		return 0;
+	return rw;
+}
+
+/*
+ * The length of the mmapped chunk at @addr, the start of its mapping (its
+ * header: prev_size 0, a size of whole pages with IS_MMAPPED alone), with
+ * @room bytes of the mapping from there; 0 if none is there.
+ */
+static u64 scanner__mmapped_len(const struct scanner *s, const u8 *p, u64 room)
+{
+	u64 size = word(p + 8) & ~CHUNK_FLAGS;
+
+	if (room < CHUNK_MIN || word(p) || (word(p + 8) & CHUNK_FLAGS) != IS_MMAPPED ||
+	    !size || size % s->page || size > room)
+		return 0;
+	return size;
+}
+
+/*
+ * [@start, @end) of mapping @m, of @kind: its copy is @m's, freed with the
+ * region that starts where @m does.
+ */
+static struct region *scanner__sub(struct scanner *s, const struct region *m, u64 start, u64 end,
+				   enum region_kind kind)
+{
+	struct region *sub = scanner__new_region(s);
+
+	if (!sub)
+		return NULL;
+	*sub = *m;
+	sub->owns = start == m->start;
+	sub->start = start;
+	sub->end = end;
+	sub->heap_end = end;
+	sub->data = m->data + (start - m->start);
+	sub->kind = kind;
+	return sub;
+}
+
+/*
+ * An anonymous mapping @m: the kernel merges adjacent ones into one line
+ * of /proc/pid/maps, so it may hold, one after the other, heaps of arenas
+ * (at HEAP_MAX_SIZE boundaries), mmapped chunks (at page boundaries) and
+ * other memory, roots.
+ */
+static int scanner__split(struct scanner *s, const struct region *m)
+{
+	u64 pos = m->start, root = m->start;
+	u32 nr = s->nr_regions;
+
+	while (pos < m->end) {
+		const u8 *p = m->data + (pos - m->start);
+		u64 room = m->end - pos, len;
+		enum region_kind kind = REGION__ARENA;
+		struct region *sub;
+
+		len = scanner__heap_len(s, p, pos, room);
+		if (!len) {
+			kind = REGION__MMAPPED;
+			len = scanner__mmapped_len(s, p, room);
+		}
+		if (!len) {
+			pos += s->page;
+			continue;
+		}
+		if (root < pos && !scanner__sub(s, m, root, pos, REGION__ROOT))
+			goto out_enomem;
+		sub = scanner__sub(s, m, pos, pos + len, kind);
+		if (!sub)
+			goto out_enomem;
+		if (kind == REGION__ARENA)
+			sub->heap_end = pos + word(p + 16);
+		pos += len;
+		root = pos;
+	}
+	if (root < m->end && !scanner__sub(s, m, root, m->end, REGION__ROOT))
+		goto out_enomem;
+	return 0;
+
+out_enomem:
+	if (s->nr_regions == nr)	/* no region owns the copy yet */
+		free(m->data);
+	return -ENOMEM;
+}
+
 /* The writable mappings of @pid, with what they are, and a copy of each. */
 static int scanner__read_maps(struct scanner *s)
 {
@@ -144,10 +261,10 @@ static int scanner__read_maps(struct scanner *s)
 		err = -EACCES;
 		goto out;
 	}
-	while (fgets(line, sizeof(line), maps)) {
+	while (!err && fgets(line, sizeof(line), maps)) {
 		char perms[8], name[4096] = "";
 		unsigned long start, end;
-		struct region *r;
+		struct region m = { .kind = REGION__ROOT, .owns = true }, *r;
 
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %4095[^\n]", &start, &end, perms,
 			   name) < 3 || perms[0] != 'r' || perms[1] != 'w')
@@ -155,44 +272,34 @@ static int scanner__read_maps(struct scanner *s)
 		/* perf's ring buffers, devices: no pointers of the process's own */
 		if (strstarts(name, "anon_inode:") || strstarts(name, "/dev/"))
 			continue;
-		r = reallocarray(s->regions, s->nr_regions + 1, sizeof(*r));
-		if (!r) {
+		m.start = start;
+		m.end = end;
+		m.heap_end = end;
+		m.data = malloc(end - start);
+		if (!m.data) {
 			err = -ENOMEM;
 			break;
 		}
-		s->regions = r;
-		r += s->nr_regions;
-		memset(r, 0, sizeof(*r));
-		r->start = start;
-		r->end = end;
-		r->data = malloc(end - start);
-		if (!r->data) {
-			err = -ENOMEM;
-			break;
-		}
-		if (pread(mem, r->data, end - start, start) != (ssize_t)(end - start)) {
-			free(r->data);	/* gone, or not readable: left out */
+		if (pread(mem, m.data, end - start, start) != (ssize_t)(end - start)) {
+			free(m.data);	/* gone, or not readable: left out */
 			continue;
 		}
-		s->nr_regions++;
 		s->result->bytes += end - start;
 		if (!strcmp(name, "[heap]"))
-			r->kind = REGION__HEAP;
-		r->stack = !strcmp(name, "[stack]");
-		r->libc = strstr(name, "/libc.so") || strstr(name, "/libc-");
+			m.kind = REGION__HEAP;
+		m.stack = !strcmp(name, "[stack]");
+		m.libc = strstr(name, "/libc.so") || strstr(name, "/libc-");
 		if (!name[0]) {
-			u64 w0 = word(r->data), w1 = word(r->data + 8);
-
-			/* heap_info: ar_ptr, prev, size of its read-write part */
-			if (!(start & (HEAP_MAX_SIZE - 1)) && w0 &&
-			    word(r->data + 16) == end - start)
-				r->kind = REGION__ARENA;
-			else if ((w1 & CHUNK_FLAGS) == IS_MMAPPED && !(w0 % CHUNK_ALIGN) &&
-				 (w1 & ~CHUNK_FLAGS) >= CHUNK_MIN &&
-				 w0 <= end - start - CHUNK_MIN &&
-				 (w1 & ~CHUNK_FLAGS) == end - start - w0)
-				r->kind = REGION__MMAPPED;
+			err = scanner__split(s, &m);
+			continue;
 		}
+		r = scanner__new_region(s);
+		if (!r) {
+			free(m.data);
+			err = -ENOMEM;
+			break;
+		}
+		*r = m;
 	}
 out:
 	if (maps)
@@ -232,48 +339,74 @@ static int scanner__add_block(struct scanner *s, const struct region *r, u64 chu
 	return 0;
 }
 
+/* The size of the chunk at @p, of region @r. */
+static u64 region__chunk_size(const struct region *r, u64 p)
+{
+	return word(r->data + (p - r->start) + 8) & ~CHUNK_FLAGS;
+}
+
 /*
  * Walk the chunks of a heap from @first: true if they end where the heap
  * does, adding the chunks in use when @add (a free chunk clears the
  * PREV_INUSE bit of the next; tcache and fastbin chunks do not, and are
- * dropped later). The last chunk, the top, is free.
+ * dropped later). The last chunk, the top, is free. A heap its arena grew
+ * out of ends in fenceposts instead: a chunk of CHUNK_HDR bytes, then one
+ * of 0 (or the 0 alone, the old top before it grown over the other).
  */
 static bool scanner__walk(struct scanner *s, const struct region *r, u64 first, bool add,
 			  int *err)
 {
-	u64 p = first;
+	u64 p = first, end = r->heap_end;
 
-	while (p + CHUNK_HDR <= r->end) {
-		u64 size = word(r->data + (p - r->start) + 8) & ~CHUNK_FLAGS;
+	while (p + CHUNK_HDR <= end) {
+		u64 size = region__chunk_size(r, p);
 		u64 next = p + size;
+		bool fence;
 
-		if (size < CHUNK_MIN || size % CHUNK_ALIGN || next > r->end)
+		if (!size || (size == CHUNK_HDR && next + CHUNK_HDR <= end &&
+			      !region__chunk_size(r, next)))
+			return p > first;
+		if (size < CHUNK_MIN || size % CHUNK_ALIGN || next > end)
 			return false;
-		if (next + CHUNK_HDR > r->end)
-			return r->end - next < 4096;	/* the top chunk, to brk */
-		if (add && (word(r->data + (next - r->start) + 8) & PREV_INUSE)) {
+		if (next + CHUNK_HDR > end)
+			return end - next < s->page;	/* the top chunk, to brk */
+		/* the old top, before the fenceposts, is free */
+		fence = !region__chunk_size(r, next) ||
+			(region__chunk_size(r, next) == CHUNK_HDR && next + CHUNK_MIN <= end &&
+			 !region__chunk_size(r, next + CHUNK_HDR));
+		if (add && !fence && (word(r->data + (next - r->start) + 8) & PREV_INUSE)) {
 			*err = scanner__add_block(s, r, p, next + 8);
 			if (*err)
 				return false;
 		}
 		p = next;
 	}
-	return p == r->end;
+	return p == end;
 }
 
-/* The first chunk of an arena's heap: after its heap_info and malloc_state. */
+/*
+ * The first chunk of an arena's heap: after its heap_info, and in the
+ * arena's first heap after its malloc_state. Both sizes depend on glibc's
+ * version (heap_info is 32 bytes before 2.35): find them.
+ */
 static u64 scanner__arena_first(struct scanner *s, const struct region *r)
 {
+	static const u64 info_sizes[] = { HEAP_INFO_SIZE, HEAP_INFO_SIZE_OLD };
+	u64 arena = word(r->data);
 	int err = 0;
 
-	if (word(r->data) != r->start + HEAP_INFO_SIZE)
-		return r->start + HEAP_INFO_SIZE;	/* not its first heap */
-	/* struct malloc_state's size depends on glibc's version: find it */
-	for (u64 off = ARENA_SIZE_MIN; off <= ARENA_SIZE_MAX; off += CHUNK_ALIGN) {
-		u64 first = r->start + HEAP_INFO_SIZE + off;
+	for (unsigned int i = 0; i < ARRAY_SIZE(info_sizes); i++) {
+		u64 first = r->start + info_sizes[i];
 
-		if (scanner__walk(s, r, first, false, &err))
-			return first;
+		if (arena != first) {	/* not its first heap */
+			if (scanner__walk(s, r, first, false, &err))
+				return first;
+			continue;
+		}
+		for (u64 off = ARENA_SIZE_MIN; off <= ARENA_SIZE_MAX; off += CHUNK_ALIGN) {
+			if (scanner__walk(s, r, first + off, false, &err))
+				return first + off;
+		}
 	}
 	return 0;
 }
@@ -394,8 +527,9 @@ static void scanner__drop_free(struct scanner *s, u64 top)
 	for (u32 i = 0; i < s->nr_regions; i++) {
 		const struct region *r = &s->regions[i];
 
-		if (r->kind == REGION__ARENA && word(r->data) == r->start + HEAP_INFO_SIZE)
-			scanner__drop_fastbins(s, r->start + HEAP_INFO_SIZE);
+		if (r->kind == REGION__ARENA && (word(r->data) == r->start + HEAP_INFO_SIZE ||
+						 word(r->data) == r->start + HEAP_INFO_SIZE_OLD))
+			scanner__drop_fastbins(s, word(r->data));
 		if (r->kind != REGION__ROOT || !r->libc || !top)
 			continue;
 		for (u64 off = ARENA_TOP; off + 8 <= r->end - r->start; off += 8) {
@@ -423,10 +557,12 @@ static int scanner__find_blocks(struct scanner *s, u64 *top)
 				s->nr_blocks = nr;	/* and no blocks */
 				break;
 			}
-			/* the top chunk: the last one */
+			/* the top chunk: the last one (none after fenceposts) */
 			for (u64 p = r->start; !err; ) {
-				u64 size = word(r->data + (p - r->start) + 8) & ~CHUNK_FLAGS;
+				u64 size = region__chunk_size(r, p);
 
+				if (size < CHUNK_MIN)
+					break;
 				if (p + size + CHUNK_HDR > r->end) {
 					*top = p;
 					break;
@@ -443,7 +579,7 @@ static int scanner__find_blocks(struct scanner *s, u64 *top)
 			break;
 		case REGION__MMAPPED:
 			/* no next chunk: its size is the mapping's, less the header */
-			err = scanner__add_block(s, r, r->start + word(r->data), r->end);
+			err = scanner__add_block(s, r, r->start, r->end);
 			break;
 		case REGION__ROOT:
 		default:
@@ -672,7 +808,10 @@ static size_t scanner__regs(pid_t pid, u8 *buf, size_t sz, u64 *sp)
 int refcnt_scan__process(struct refcnt_scan *scan, pid_t pid,
 			 const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR])
 {
-	struct scanner s = { .pid = pid, .types = types, .result = &scan->result };
+	struct scanner s = {
+		.pid = pid, .types = types, .result = &scan->result,
+		.page = sysconf(_SC_PAGESIZE),
+	};
 	struct timespec t0, t1;
 	u8 regs[1024];
 	size_t regs_len;
@@ -716,8 +855,10 @@ int refcnt_scan__process(struct refcnt_scan *scan, pid_t pid,
 out:
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	scan->result.ns = (t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec;
-	for (u32 i = 0; i < s.nr_regions; i++)
-		free(s.regions[i].data);
+	for (u32 i = 0; i < s.nr_regions; i++) {
+		if (s.regions[i].owns)
+			free(s.regions[i].data);
+	}
 	free(s.regions);
 	free(s.blocks);
 	free(s.stack);
