@@ -7,6 +7,7 @@
 #   make run      set up, build, and audit a `perf report` run (the main job)
 #   make check    set up, build, lint and run every test
 #   make bench    what an audit costs: target slowdown, report speed
+#   make accuracy seeded-bug perf builds: does the report name each bug?
 #   make lint     checkpatch --strict on every C file we add
 #   make perf-6.1 build/v6.1/perf: linux-source-6.1's perf with -g, a target
 #   make asan     build/asan/perf: the same perf with AddressSanitizer
@@ -51,8 +52,12 @@ man: prepare
 run: build
 	@scripts/demo.sh $(PERF)
 
+# make check audits three seeded-bug builds, the quickest that the report
+# names; make accuracy runs them all
+CHECK_ACCURACY_VARIANTS := 02-thread-extra-get 03-dso-findnew-extra-get \
+			   07-libperf-cpu-map-extra-get
 check: build perf-6.1
-	@scripts/run-tests.sh $(PERF)
+	@REFCNT_ACCURACY_VARIANTS="$(CHECK_ACCURACY_VARIANTS)" scripts/run-tests.sh $(PERF)
 
 # A perf to audit that is not ours: Debian's linux-source-6.1, built with -g.
 perf-6.1: deps
@@ -80,10 +85,17 @@ fuzz: asan build
 bench: build
 	@scripts/bench.sh $(PERF)
 
+# Seeded-bug perf builds, each audited: does the top bug row name the bug?
+# ACCURACY_VARIANTS: the variants to run (default: all).
+accuracy: build
+	@PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
+		$(BUILD)/accuracy $(ACCURACY_VARIANTS)
+
 lint: prepare
 	@scripts/lint.sh $(SRC)/scripts/checkpatch.pl
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build man run check perf-6.1 asan asan-check fuzz bench lint clean
+.PHONY: all deps prepare build man run check perf-6.1 asan asan-check fuzz bench accuracy \
+	lint clean

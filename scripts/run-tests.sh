@@ -5,7 +5,8 @@
 # N skipped". perf test's exit code says nothing of single cases, so its
 # result lines are counted, and held to what the tree holds: one result per
 # case of the perf refcnt suite (tests/refcnt.c) and per refcnt shell test
-# (tests/shell/refcnt*.sh), plus lint and this runner's own test. Fewer
+# (tests/shell/refcnt*.sh), plus lint, this runner's own test and, when
+# REFCNT_ACCURACY_VARIANTS names some, make accuracy on them. Fewer
 # results, a result line not understood, or perf test ending by a signal or
 # with an error of its own fail the run; so does a failed or missing test.
 #
@@ -60,6 +61,21 @@ if [ -z "$selftest" ]; then
 fi
 
 # the shell tests run `perf` from PATH: make it the one under test
+# seeded-bug perf builds (make accuracy): the top bug row names each bug
+if [ -z "$selftest" ] && [ -n "${REFCNT_ACCURACY_VARIANTS:-}" ]; then
+	expected=$((expected + 1))
+	# shellcheck disable=SC2086
+	if make -s -C "$root" accuracy ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS" \
+		> "$log" 2>&1; then
+		sed -n '/^variant /,$p' "$log"
+		count accuracy Ok
+	else
+		sed -n '/^variant /,$p' "$log"
+		tail -n 5 "$log"
+		count accuracy FAILED
+	fi
+fi
+
 perf=$(realpath -s "$perf")
 PATH=$(dirname "$perf"):$PATH
 export PATH

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make accuracy: does perf refcnt name the function that holds a refcount
+# bug in real perf? Each variant under tools/perf/tests/refcnt-accuracy/
+# is a small patch that seeds one bug into perf. It is built from the same
+# tree as build/perf, incrementally: in a mount namespace, overlays put a
+# copy-on-write layer over the source and object trees, the patch goes into
+# it, and make rebuilds what the patch touches (an object file or two and
+# the link). The clean trees are never written. The variant then runs a
+# real perf command under perf refcnt record, and the report's top bug row
+# must name the variant's function, type and kind.
+#
+# A variant's header (before its diff) says what to run and what to find:
+#   Audit: report | script | annotate | stat | top
+#   Expect: <finding> <type> <function>
+#   Held: yes		(optional) the top row's objects hold others that
+#			only leaked objects reach (held by a leak)
+#
+# Usage: accuracy.sh PERF SRC OBJ OUTDIR [VARIANT...]
+#   PERF is the perf refcnt that records and reports (and the clean target);
+#   SRC and OBJ are its trees; PERF_MAKE_FLAGS says how they were built.
+#   VARIANTs are names (01-extra-get...) or patch files; default: all.
+#   Prints one line per variant, then a total; fails unless all pass.
+set -euo pipefail
+
+perf=$(realpath "${1:?usage: accuracy.sh PERF SRC OBJ OUTDIR [VARIANT...]}")
+src=$(realpath "${2:?SRC}")
+obj=$(realpath "${3:?OBJ}")
+out=${4:?OUTDIR}
+shift 4
+top=$(cd "$(dirname "$0")/.." && pwd)
+variants_dir=$top/tools/perf/tests/refcnt-accuracy
+flags=${PERF_MAKE_FLAGS:?PERF_MAKE_FLAGS: how perf was built}
+# top runs this long under the audit
+top_seconds=${REFCNT_ACCURACY_TOP_SECONDS:-8}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "accuracy: needs root (mount namespaces for the builds, uprobes for the audits)" >&2
+	exit 1
+fi
+mkdir -p "$out"
+out=$(realpath "$out")
+
+variants=()
+if [ $# -eq 0 ]; then
+	variants=("$variants_dir"/*.patch)
+else
+	for v in "$@"; do
+		[ -f "$v" ] || v=$variants_dir/${v%.patch}.patch
+		[ -f "$v" ] || { echo "accuracy: no variant $v" >&2; exit 1; }
+		variants+=("$(realpath "$v")")
+	done
+fi
+
+# header FIELD PATCH: the value of "FIELD: value" in the patch's header
+header() {
+	sed -n "/^---/q; s/^$1: *//p" "$2" | head -n 1
+}
+
+# build NAME PATCH: the variant's perf, as $out/NAME/perf
+build() {
+	local name=$1 patch=$2 dir=$out/$1
+
+	rm -rf "$dir"
+	mkdir -p "$dir"/upper/src "$dir"/upper/obj "$dir"/work/src "$dir"/work/obj
+	# shellcheck disable=SC2086
+	if ! unshare --mount --propagation private bash -euc '
+		mount -t overlay overlay -o "lowerdir=$1,upperdir=$3/upper/src,workdir=$3/work/src" "$1"
+		mount -t overlay overlay -o "lowerdir=$2,upperdir=$3/upper/obj,workdir=$3/work/obj" "$2"
+		patch -p1 -s -d "$1" < "$4"
+		make -s -C "$1/tools/perf" $5
+		cp "$2/perf" "$3/perf"' build "$src" "$obj" "$dir" "$patch" "$flags" \
+		> "$dir/build.log" 2>&1; then
+		echo "accuracy: $name does not build: see $dir/build.log" >&2
+		tail -n 5 "$dir/build.log" >&2
+		return 1
+	fi
+	# the layers hold the variant's objects: only its perf is kept
+	rm -rf "$dir"/upper "$dir"/work
+}
+
+# audit NAME PERF COMMAND: record COMMAND run by PERF (a perf), write the
+# report's findings to $out/NAME/findings (-x,)
+audit() {
+	local name=$1 target=$2 command=$3 dir=$out/$1 session
+
+	mkdir -p "$dir"
+	case $command in
+	report)
+		set -- report --stdio -i "$out/input.data" ;;
+	script)
+		set -- script -i "$out/input.data" ;;
+	annotate)
+		set -- annotate --stdio -i "$out/input.data" ;;
+	stat)
+		set -- stat -e cycles -- true ;;
+	top)
+		# a TUI: a terminal of its own, q after a few seconds
+		session=perf-refcnt-accuracy-$$
+		tmux new-session -d -s "$session" -x 120 -y 40 \
+			"$perf refcnt record -o $dir/refcnt.data -- $target top -z -d 1 2> $dir/record.err"
+		sleep "$top_seconds"
+		tmux send-keys -t "$session" q
+		for _ in $(seq 100); do
+			tmux has-session -t "$session" 2> /dev/null || break
+			sleep 0.1
+		done
+		tmux kill-session -t "$session" 2> /dev/null || true
+		set -- ;;
+	*)
+		echo "accuracy: $name: unknown Audit: '$command'" >&2
+		return 1 ;;
+	esac
+	# the command may fail, or crash: the bug may do that (perf record then
+	# dies of the same signal)
+	if [ $# -gt 0 ]; then
+		local rc=0
+
+		( "$perf" refcnt record -o "$dir/refcnt.data" -- "$target" "$@" \
+			> /dev/null 2> "$dir/record.err"; exit $? ) 2> /dev/null || rc=$?
+		[ "$rc" -le 128 ] || echo "    $name: the audited perf died of signal $((rc - 128))"
+	fi
+	if ! "$perf" refcnt report -i "$dir/refcnt.data" -x, > "$dir/findings" 2> "$dir/report.err"; then
+		echo "accuracy: $name: no report: $(tail -n 1 "$dir/report.err")" >&2
+		return 1
+	fi
+}
+
+# bug_rows FILE: the findings that are bugs, in the report's order
+bug_rows() {
+	awk -F, '$1 == "leak" || $1 == "over-release" || $1 == "double put" ||
+		 $1 == "use after put"' "$1"
+}
+
+if [ ! -s "$out/input.data" ]; then
+	"$perf" record -q -a -g -o "$out/input.data" -- "$perf" test -w noploop 1 \
+		> /dev/null 2>&1 || { echo "accuracy: cannot record the input" >&2; exit 1; }
+fi
+
+pass=0
+failed=0
+start=$SECONDS
+declare -A clean_done
+printf '%-34s %-9s %-48s %5s %6s %s\n' variant audit "top bug row" rank secs result
+for patch in "${variants[@]}"; do
+	name=$(basename "$patch" .patch)
+	command=$(header Audit "$patch")
+	read -r want_kind want_type want_func <<< "$(header Expect "$patch" | sed 's/double put/double_put/; s/use after put/use_after_put/')"
+	want_kind=${want_kind//_/ }
+	t0=$SECONDS
+	result=FAIL
+	top_row=-
+	rank=-
+	if [ -z "${clean_done[$command]:-}" ]; then
+		# the clean perf on the same command: no bug row
+		audit "clean-$command" "$perf" "$command" || true
+		bugs=$(bug_rows "$out/clean-$command/findings" 2> /dev/null | wc -l)
+		clean_done[$command]=1
+		printf '%-34s %-9s %-48s %5s %6s %s\n' "clean" "$command" "$bugs bug rows" - \
+			$((SECONDS - t0)) "$([ "$bugs" -eq 0 ] && echo pass || echo FAIL)"
+		if [ "$bugs" -eq 0 ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
+		t0=$SECONDS
+	fi
+	if build "$name" "$patch" && audit "$name" "$out/$name/perf" "$command"; then
+		rows=$(bug_rows "$out/$name/findings")
+		top_row=$(echo "$rows" | head -n 1 | awk -F, '{ print $1 " " $2 " " $5 }')
+		rank=$(echo "$rows" | awk -F, -v f="$want_func" '$5 == f { print NR; exit }')
+		rank=${rank:--}
+		[ "$top_row" = "$want_kind $want_type $want_func" ] && result=pass
+		held=$(echo "$rows" | head -n 1 | awk -F, '{ print $10 + 0 }')
+		if [ "$(header Held "$patch")" = yes ] && [ "$held" -eq 0 ]; then
+			result=FAIL
+			echo "    $name: the top row holds no object held by a leak"
+		fi
+	fi
+	printf '%-34s %-9s %-48s %5s %6s %s\n' "$name" "$command" "${top_row:--}" "$rank" \
+		$((SECONDS - t0)) "$result"
+	[ "$result" = pass ] || echo "    wanted: $want_kind $want_type $want_func"
+	if [ "$result" = pass ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
+done
+echo "accuracy: $pass passed, $failed failed, in $((SECONDS - start)) s"
+[ "$failed" -eq 0 ]
