@@ -30,4 +30,7 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test, int subtest);
 /* tests/refcnt-scan.c: the scan at exit on a child's heaps */
 int test__refcnt_scan_heaps(struct test_suite *test, int subtest);
 
+/* tests/refcnt-zstd.c: a compressed recording keeps its end */
+int test__refcnt_zstd_end(struct test_suite *test, int subtest);
+
 #endif /* __PERF_TESTS_REFCNT_H */

@@ -99,6 +99,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_pairing_exit_scan),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",
 		  refcnt_scan_heaps),
+	TEST_CASE("refcnt record: a compressed push leaves nothing in the stream",
+		  refcnt_zstd_end),
 	{ .name = NULL, }
 };
 
