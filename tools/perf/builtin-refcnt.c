@@ -474,6 +474,7 @@ struct refcnt_report {
 	event_op4		decompress;	/* perf_session's zstd handler */
 	unsigned long		type_mask;
 	bool			no_scan;	/* --no-scan: leave the scan out */
+	bool			scan_pid_exited; /* the scanned process's exit is recorded */
 	bool			full_callchain;
 	bool			quiet;
 	int			err;
@@ -612,6 +613,8 @@ static int refcnt__process_exit(const struct perf_tool *tool, union perf_event *
 
 	if (refcnt_engine__thread_exit(rep->engine, sample->time, event->fork.tid))
 		return -ENOMEM;
+	if (event->fork.pid == rep->scan.result.pid && event->fork.tid == event->fork.pid)
+		rep->scan_pid_exited = true;
 	return perf_event__process_exit(tool, event, sample, machine);
 }
 
@@ -998,6 +1001,19 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 		pr_err("Cannot process %s: %s: the recording is damaged; record it again\n",
 		       input, strerror(-ret));
 		return ret;
+	}
+	if (rep->scan.result.status == REFCNT_SCAN__DONE && !rep->scan_pid_exited) {
+		/*
+		 * The scan is of the process at its exit: events up to there
+		 * are missing, and what they freed would look leaked. What is
+		 * live is uncertain, as after lost events.
+		 */
+		pr_warning("perf refcnt: %s ends before the exit of pid %u: its last events are lost, what is live at its end is uncertain; record it again\n",
+			   input, rep->scan.result.pid);
+		refcnt_engine__lost(rep->engine, ~0ULL, 0);
+		rep->scan.result.status = REFCNT_SCAN__FAILED;
+		snprintf(rep->scan_why, sizeof(rep->scan_why),
+			 "the recording ends before the exit of pid %u", rep->scan.result.pid);
 	}
 	if (rep->scan.result.status == REFCNT_SCAN__DONE &&
 	    refcnt_engine__exit_scan(rep->engine,
