@@ -1163,3 +1163,77 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("D held by C", c.findings[9].holder == OBJ_C);
 	return TEST_OK;
 }
+
+/*
+ * Attribution without cookies, three rules (pairing.h):
+ * - held above: F takes a reference on A and calls P, which puts one; P
+ *   releases X's reference, not the one F holds, and F's own put then
+ *   releases F's (same caller);
+ * - the extra put: F puts the reference it took, then one more (H's). X's
+ *   put before it released a reference of another function too, but F's
+ *   second put is the one the double put names;
+ * - two references in one call: H takes two on B at once, C one; the
+ *   destructor D puts two, not H's second: that one is the leak.
+ */
+int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
+				     int subtest __maybe_unused)
+{
+	struct refcnt_event held[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_A, X, 0x10, 1, 1),
+		EV(30, GET,  OBJ_A, F, 0x10, 1, 2),
+		EV(40, PUT,  OBJ_A, P, 0x20, 1, 3),	/* called by F */
+		EV(50, PUT,  OBJ_A, F, 0x20, 1, 2),
+		EV(60, PUT,  OBJ_A, MAIN, 0x20, 1, 1),
+		EV(61, DIES, OBJ_A, MAIN, 0x20, 1, 0),
+	};
+	static const struct refcnt_event extra_put[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_A, H, 0x10, 1, 1),
+		EV(30, GET,  OBJ_A, G, 0x10, 1, 2),
+		EV(40, PUT,  OBJ_A, X, 0x20, 1, 3),
+		EV(50, GET,  OBJ_A, F, 0x10, 1, 2),
+		EV(60, PUT,  OBJ_A, F, 0x20, 1, 3),
+		EV(61, PUT,  OBJ_A, F, 0x28, 1, 2),
+		EV(70, PUT,  OBJ_A, MAIN, 0x20, 1, 1),
+		EV(71, DIES, OBJ_A, MAIN, 0x20, 1, 0),
+		EV(80, PUT,  OBJ_A, H, 0x20, 1, 0),
+	};
+	static const struct refcnt_event twin[] = {
+		EV(10, BORN, OBJ_B, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_B, C, 0x10, 1, 1),
+		EV(30, GET,  OBJ_B, H, 0x10, 1, 2),
+		EV(31, GET,  OBJ_B, H, 0x18, 1, 3),
+		EV(40, PUT,  OBJ_B, W, 0x20, 1, 4),
+		EV(41, PUT,  OBJ_B, W, 0x20, 1, 3),
+	};
+	static const struct expect exp_extra_put[] = {
+		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_A, .generation = 1,
+		  .site = FN_H + 0x20, .op = REFCNT_OP__PUT, .other = FN_MAIN + 0x20,
+		  .culprit = FN_F + 0x28 },
+	};
+	static const struct expect exp_twin[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_H + 0x18, .op = REFCNT_OP__GET },
+	};
+	struct refcnt_engine_stats stats;
+	struct collect c;
+
+	held[3].up[0] = FN_F;
+	TEST_ASSERT_VAL("held: findings", run(held, ARRAY_SIZE(held), OBJ_A, &c, NULL, 0,
+					      &stats) == TEST_OK);
+	TEST_ASSERT_VAL("held: P's put releases X's reference",
+			c.steps[3].confidence == REFCNT_PAIR__SAME_THREAD &&
+			ref__is(&c.steps[3].paired, FN_X + 0x10));
+	TEST_ASSERT_VAL("held: F's put releases its own",
+			c.steps[4].confidence == REFCNT_PAIR__SAME_CALLER &&
+			ref__is(&c.steps[4].paired, FN_F + 0x10));
+
+	TEST_ASSERT_VAL("extra put: findings",
+			run(extra_put, ARRAY_SIZE(extra_put), 0, &c, exp_extra_put,
+			    ARRAY_SIZE(exp_extra_put), &stats) == TEST_OK);
+
+	TEST_ASSERT_VAL("twin: findings", run(twin, ARRAY_SIZE(twin), 0, &c, exp_twin,
+					      ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
+	return TEST_OK;
+}

@@ -26,6 +26,7 @@ int test__refcnt_pairing_missed(struct test_suite *test, int subtest);
 int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
 int test__refcnt_pairing_thread_exit(struct test_suite *test, int subtest);
 int test__refcnt_pairing_exit_scan(struct test_suite *test, int subtest);
+int test__refcnt_pairing_attribution(struct test_suite *test, int subtest);
 
 /* tests/refcnt-scan.c: the scan at exit on a child's heaps */
 int test__refcnt_scan_heaps(struct test_suite *test, int subtest);

@@ -217,11 +217,15 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
 	if (!up->known) {
 		const u64 *above = stack->ips + site_frame + 1;
 
-		for (u32 i = 0; i < REFCNT_UP_FRAMES && site_frame + 1 + i < stack->nr; i++)
+		for (u32 i = 0; i < REFCNT_ABOVE_FRAMES && site_frame + 1 + i < stack->nr; i++) {
 			up->up[i] = decoder__caller(d, sample, ev->space, above[i], true);
+			up->nr = i + 1;
+		}
 		up->known = true;
 	}
 	memcpy(ev->up, up->up, sizeof(ev->up));
+	ev->above = up->up;
+	ev->nr_above = up->nr;
 }
 
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, u64 space)

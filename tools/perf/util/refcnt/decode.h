@@ -22,7 +22,8 @@ struct perf_sample;
 
 struct refcnt_stack_up {
 	bool	known;
-	u64	up[REFCNT_UP_FRAMES];
+	u8	nr;		/* frames in @up */
+	u64	up[REFCNT_ABOVE_FRAMES];
 };
 
 /* An inlined get or put that was probed without its object. */

@@ -65,6 +65,15 @@ struct refcnt_lifetime {
 	bool			pending;
 	bool			mismatched;	/* a mismatch was reported */
 	bool			only_born;	/* no event but its birth yet */
+	/* the last event was a get: by whom */
+	bool			get_last;
+	u32			get_tid;
+	u64			get_caller;
+	/* the last event was a put: by whom, and did it release its own */
+	bool			put_last;
+	bool			put_own;
+	u32			put_tid;
+	u64			put_caller;
 };
 
 struct refcnt_object {
@@ -89,6 +98,7 @@ struct refcnt_object {
 	bool			uncertain;
 	bool			has_release;
 	bool			has_culprit;
+	bool			strong_culprit;	/* culprit released one more than it took */
 	bool			followed;
 };
 
@@ -224,6 +234,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	memcpy(ref->up, ev->up, sizeof(ref->up));
 	ref->stack = ev->stack;
 	ref->tid = ev->tid;
+	ref->twin = false;
 	ref->op = op;
 }
 
@@ -302,6 +313,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	object->uncertain = false;
 	object->has_release = false;
 	object->has_culprit = false;
+	object->strong_culprit = false;
 	object->dead_gets = 0;
 	engine->stats.objects[ev->type]++;
 	engine->stats.live_lifetimes++;
@@ -522,27 +534,75 @@ static bool lifetime__pick_caller(const struct refcnt_lifetime *lt, u64 caller, 
 }
 
 /*
+ * Was @ref taken, on the put's thread, by a function that is still running
+ * above the put (one of its caller frames)? That function releases it
+ * itself, or hands it on: a put in one of its callees is releasing
+ * something else (a callchain cursor reset inside hist_entry_iter__add()
+ * does not put the map hist_entry_iter__add() holds).
+ */
+static bool ref__held_above(const struct refcnt_ref *ref, const struct refcnt_event *ev)
+{
+	const u64 *above = ev->above ?: ev->up;
+	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
+
+	if (!ref->caller || ref->tid != ev->tid || ref->caller == ev->caller)
+		return false;
+	for (u32 i = 0; i < nr; i++) {
+		if (above[i] == ref->caller)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * How unlikely a weak rule should release @ref: 0 for most, 1 for the
+ * second reference of a call that took two (the likely extra get, kept for
+ * the leak it may be), 2 for one a function above the put holds.
+ */
+static int ref__keep(const struct refcnt_ref *ref, const struct refcnt_event *ev)
+{
+	return ref__held_above(ref, ev) ? 2 : ref->twin;
+}
+
+/*
+ * The most recent reference taken by the put's thread (@same_thread), or
+ * by any, that is kept no more than @keep.
+ */
+static bool lifetime__pick_recent(const struct refcnt_lifetime *lt,
+				  const struct refcnt_event *ev, bool same_thread, int keep,
+				  u32 *pick)
+{
+	for (u32 i = lt->nr; i-- > 0;) {
+		if ((same_thread && lt->refs[i].tid != ev->tid) ||
+		    ref__keep(&lt->refs[i], ev) > keep)
+			continue;
+		*pick = i;
+		return true;
+	}
+	return false;
+}
+
+/*
  * Which outstanding reference a put releases, and how sure that is: the
  * index in lt->refs, or lt->nr for one of unknown origin.
  */
 static enum refcnt_confidence lifetime__pick(const struct refcnt_lifetime *lt,
 					     const struct refcnt_event *ev, u32 *pick)
 {
-	u32 i;
-
 	if (lifetime__count(lt) == 1) {
 		*pick = 0;	/* the one in refs, or of unknown origin if none */
 		return REFCNT_PAIR__EXACT;
 	}
 	if (lifetime__pick_caller(lt, ev->caller, pick))
 		return REFCNT_PAIR__SAME_CALLER;
-	for (i = lt->nr; i-- > 0;) {
-		if (lt->refs[i].tid == ev->tid) {
-			*pick = i;
+	for (int keep = 0; keep < 2; keep++) {
+		if (lifetime__pick_recent(lt, ev, true, keep, pick))
 			return REFCNT_PAIR__SAME_THREAD;
-		}
 	}
-	*pick = lt->nr ? lt->nr - 1 : lt->nr;
+	/* then any thread's; one of unknown origin before one held above */
+	if (!lifetime__pick_recent(lt, ev, false, 1, pick) &&
+	    (lt->unknown || !lifetime__pick_recent(lt, ev, false, 2, pick)))
+		*pick = lt->nr;
 	return REFCNT_PAIR__MOST_RECENT;
 }
 
@@ -552,6 +612,7 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	struct refcnt_lifetime *lt = object->live;
 	struct refcnt_ref put;
 	u32 pick = 0;
+	bool own;
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
 	if (!lifetime__count(lt)) {
@@ -575,11 +636,27 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 		}
 	}
 
-	/* EXACT or SAME_CALLER released a reference its function took */
+	/*
+	 * The likely extra put: a function that released the reference it
+	 * took, and at once one more (the same thread, nothing in between);
+	 * else the first put that did not release a reference its function
+	 * took (EXACT or SAME_CALLER).
+	 */
+	own = step->confidence <= REFCNT_PAIR__SAME_CALLER && step->paired.caller == ev->caller;
+	if (!object->strong_culprit && lt->put_last && lt->put_own && !own &&
+	    lt->put_tid == ev->tid && lt->put_caller == ev->caller && ev->caller) {
+		object->culprit = put;
+		object->has_culprit = true;
+		object->strong_culprit = true;
+	}
 	if (step->confidence > REFCNT_PAIR__SAME_CALLER && !object->has_culprit) {
 		object->culprit = put;
 		object->has_culprit = true;
 	}
+	lt->put_last = true;
+	lt->put_own = own;
+	lt->put_tid = ev->tid;
+	lt->put_caller = ev->caller;
 	object->release = put;
 	object->has_release = true;
 }
@@ -658,6 +735,7 @@ static struct refcnt_object *engine__object(struct refcnt_engine *engine,
 static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object,
 		      const struct refcnt_event *ev, struct refcnt_step *step)
 {
+	struct refcnt_lifetime *lt;
 	struct refcnt_ref ref;
 	int err;
 
@@ -704,11 +782,19 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	object->live->only_born = false;
 	switch (ev->op) {
 	case REFCNT_OP__GET:
+		lt = object->live;
 		engine__check_live(engine, object, ev, step);
-		engine__add_recent(engine, object->live, ev);
+		engine__add_recent(engine, lt, ev);
 		ref__from_event(&ref, ev, REFCNT_OP__GET);
-		return lifetime__push(object->live, &ref);
+		ref.twin = lt->get_last && lt->get_tid == ev->tid && lt->get_caller == ev->caller &&
+			   ev->caller;
+		lt->put_last = false;
+		lt->get_last = true;
+		lt->get_tid = ev->tid;
+		lt->get_caller = ev->caller;
+		return lifetime__push(lt, &ref);
 	case REFCNT_OP__PUT:
+		object->live->get_last = false;
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
 		engine__put(engine, object, ev, step);
@@ -896,12 +982,16 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
 	enum refcnt_finding_kind kind;
 	u32 n = 0;
 
-	/* the gets, most recent first, then the births and those of unknown origin */
-	for (int pass = 0; pass < 2; pass++) {
+	/*
+	 * The second references of calls that took two, the other gets, most
+	 * recent first, then the births and those of unknown origin
+	 */
+	for (int pass = 0; pass < 3; pass++) {
 		for (u32 i = lt->nr; i-- > 0;) {
-			bool get = lt->refs[i].op == REFCNT_OP__GET;
+			const struct refcnt_ref *r = &lt->refs[i];
+			int order = r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1;
 
-			if (get == !!pass)
+			if (order != pass)
 				continue;
 			kind = holder ? REFCNT_FINDING__HELD_BY_LEAK :
 			       n++ < (u32)leaked ? REFCNT_FINDING__LEAK :

@@ -34,7 +34,17 @@
  * made from it (the put's @caller found in the reference's @caller or @up
  * frames, closest first, a birth before a get: GNOME Camel's "same caller
  * frames" rule), then the most recent one taken by the same thread, then the
- * most recent one; the pair's confidence says which rule decided.
+ * most recent one; the pair's confidence says which rule decided. The last
+ * two rules pass over a reference that a function still running above the
+ * put took (it releases its own: a put in its callees releases another),
+ * and, while there is another, over the second of two references one call
+ * took on the object at once (an extra get is the likely leak). At the end,
+ * those are also the first references told leaked.
+ *
+ * The likely extra put of a lifetime (named by its over-release or double
+ * put) is a put by a function that has just released the reference it took
+ * on the object, on the same thread, nothing in between; else the first put
+ * that released no reference its own function took.
  *
  * A get on a dead lifetime is a use after put, not a resurrection; the put
  * that balances it is not reported again as a double put.
@@ -53,6 +63,7 @@
 
 #define REFCNT_LIVE_UNKNOWN	INT_MIN	/* the live refcount could not be read */
 #define REFCNT_UP_FRAMES	3	/* caller frames above the call site kept */
+#define REFCNT_ABOVE_FRAMES	16	/* caller frames an event looks at */
 
 /* One refcount operation, as decoded from a sample. */
 struct refcnt_event {
@@ -69,6 +80,12 @@ struct refcnt_event {
 				 * symbol's start), 0 if unknown
 				 */
 	u64	up[REFCNT_UP_FRAMES];	/* keys of the functions above it */
+	/*
+	 * and of up to REFCNT_ABOVE_FRAMES of them, @up first, valid during
+	 * the call (NULL: only @up is known)
+	 */
+	const u64 *above;
+	u8	nr_above;
 	u32	stack;		/* interned callchain id, 0 if none */
 	u32	tid;
 	s32	live;		/* live refcount before the op (after it for
@@ -87,6 +104,10 @@ struct refcnt_ref {
 	u64	up[REFCNT_UP_FRAMES];
 	u32	stack;
 	u32	tid;
+	bool	twin;		/* a get that follows one of its function on the
+				 * same object and thread, nothing in between:
+				 * the second of two references one call took
+				 */
 	u8	op;		/* REFCNT_OP__BORN or __GET for a reference,
 				 * __PUT/__DIES for a release; REFCNT_OP__MAX
 				 * for a reference of unknown origin, whose
