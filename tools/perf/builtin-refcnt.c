@@ -789,7 +789,8 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 		       refcnt_finding_kind__name(g->kind), sep,
 		       refcnt_type_specs[g->type].name, sep, g->refs, sep, g->objects, sep,
 		       site, sep, g->uncertain, sep, other, sep, g->obj, sep, g->comm ?: "-");
-		printf("%s%" PRIu64 "\n", sep, g->held_refs);
+		printf("%s%" PRIu64 "%s%s\n", sep, g->held_refs, sep,
+		       refcnt_site_why__name(g->why));
 	}
 }
 
@@ -819,6 +820,8 @@ static void refcnt__print_findings(struct refcnt_report *rep)
 		refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->ref);
 		if (g->kind == REFCNT_FINDING__MISMATCH)
 			printf("  (counted %d, live %d)", g->expected, g->live);
+		else if (refcnt_finding__is_bug(g->kind))
+			printf("  [%s]", refcnt_site_why__name(g->why));
 		printf("\n");
 		if (g->held_refs)
 			printf("            holds %" PRIu64 " reference(s) on %" PRIu64

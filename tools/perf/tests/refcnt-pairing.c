@@ -1173,7 +1173,10 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
  *   put before it released a reference of another function too, but F's
  *   second put is the one the double put names;
  * - two references in one call: H takes two on B at once, C one; the
- *   destructor D puts two, not H's second: that one is the leak.
+ *   destructor D puts two, not H's second: that one is the leak;
+ * - two puts at once: W puts C, then its callee P puts C again, which
+ *   frees it under main's reference. X's put came first and released a
+ *   reference of another function, but the double put names W's.
  */
 int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 				     int subtest __maybe_unused)
@@ -1207,6 +1210,21 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 		EV(40, PUT,  OBJ_B, W, 0x20, 1, 4),
 		EV(41, PUT,  OBJ_B, W, 0x20, 1, 3),
 	};
+	struct refcnt_event two_at_once[] = {
+		EV(10, BORN, OBJ_C, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_C, H, 0x10, 1, 1),
+		EV(30, GET,  OBJ_C, G, 0x10, 1, 2),
+		EV(40, PUT,  OBJ_C, X, 0x20, 1, 3),
+		EV(50, PUT,  OBJ_C, W, 0x20, 1, 2),
+		EV(51, PUT,  OBJ_C, P, 0x20, 1, 1),	/* called by W */
+		EV(52, DIES, OBJ_C, P, 0x20, 1, 0),
+		EV(60, PUT,  OBJ_C, MAIN, 0x20, 1, 0),
+	};
+	static const struct expect exp_two_at_once[] = {
+		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_C, .generation = 1,
+		  .site = FN_MAIN + 0x20, .op = REFCNT_OP__PUT, .other = FN_P + 0x20,
+		  .culprit = FN_W + 0x20 },
+	};
 	static const struct expect exp_extra_put[] = {
 		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_A, .generation = 1,
 		  .site = FN_H + 0x20, .op = REFCNT_OP__PUT, .other = FN_MAIN + 0x20,
@@ -1232,8 +1250,16 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("extra put: findings",
 			run(extra_put, ARRAY_SIZE(extra_put), 0, &c, exp_extra_put,
 			    ARRAY_SIZE(exp_extra_put), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("extra put: why", c.findings[0].why == REFCNT_WHY__ONE_MORE);
 
 	TEST_ASSERT_VAL("twin: findings", run(twin, ARRAY_SIZE(twin), 0, &c, exp_twin,
 					      ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("twin: why", c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
+
+	two_at_once[5].up[0] = FN_W;
+	TEST_ASSERT_VAL("two at once: findings",
+			run(two_at_once, ARRAY_SIZE(two_at_once), 0, &c, exp_two_at_once,
+			    ARRAY_SIZE(exp_two_at_once), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("two at once: why", c.findings[0].why == REFCNT_WHY__TWO_AT_ONCE);
 	return TEST_OK;
 }

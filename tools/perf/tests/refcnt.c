@@ -97,7 +97,7 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_pairing_thread_exit),
 	TEST_CASE("refcnt pairing: leaked, held by a leak, still referenced at exit",
 		  refcnt_pairing_exit_scan),
-	TEST_CASE("refcnt pairing: held above, the extra put, two references in one call",
+	TEST_CASE("refcnt pairing: held above, extra puts, two references in one call",
 		  refcnt_pairing_attribution),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",
 		  refcnt_scan_heaps),

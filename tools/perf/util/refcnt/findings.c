@@ -105,6 +105,12 @@ void refcnt_findings__exit(struct refcnt_findings *f)
 	zfree(&f->groups);
 }
 
+bool refcnt_finding__is_bug(enum refcnt_finding_kind kind)
+{
+	return kind == REFCNT_FINDING__LEAK || kind == REFCNT_FINDING__OVER_RELEASE ||
+	       kind == REFCNT_FINDING__DOUBLE_PUT || kind == REFCNT_FINDING__USE_AFTER_PUT;
+}
+
 const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding)
 {
 	if ((finding->kind == REFCNT_FINDING__OVER_RELEASE ||
@@ -165,6 +171,7 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		}
 		*k = key;
 		g->kind = finding->kind;
+		g->why = finding->why;
 		g->type = finding->type;
 		g->uncertain = finding->uncertain;
 		g->ref = *site;

@@ -25,6 +25,7 @@ enum refcnt_sort_key {
 
 struct refcnt_group {
 	enum refcnt_finding_kind kind;
+	enum refcnt_site_why why;	/* of the first finding of the group */
 	u8		type;
 	bool		uncertain;	/* lost events: not reported as bugs */
 	struct refcnt_ref ref;		/* of the first finding of the group */
@@ -64,6 +65,9 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 
 /* Sort the groups: bugs first, then by references, objects and site. */
 int refcnt_findings__sort(struct refcnt_findings *f);
+
+/* Is a finding of @kind a bug: a leak, an over-release, a double put, a use after put? */
+bool refcnt_finding__is_bug(enum refcnt_finding_kind kind);
 
 /* The site a finding is grouped and shown by. */
 const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding);

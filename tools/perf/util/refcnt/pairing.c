@@ -74,6 +74,7 @@ struct refcnt_lifetime {
 	bool			put_own;
 	u32			put_tid;
 	u64			put_caller;
+	struct refcnt_ref	put_ref;
 };
 
 struct refcnt_object {
@@ -98,8 +99,16 @@ struct refcnt_object {
 	bool			uncertain;
 	bool			has_release;
 	bool			has_culprit;
-	bool			strong_culprit;	/* culprit released one more than it took */
+	u8			culprit_level;	/* enum culprit_level of @culprit */
 	bool			followed;
+};
+
+/* How likely a put is the extra one, least first (see engine__put()). */
+enum culprit_level {
+	CULPRIT__NONE,
+	CULPRIT__NOT_ITS_OWN,	/* released no reference its function took */
+	CULPRIT__TWO_AT_ONCE,	/* a function put it, then a callee one more */
+	CULPRIT__ONE_MORE,	/* a function put its own, then one more */
 };
 
 struct refcnt_engine {
@@ -138,6 +147,20 @@ static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
 	[REFCNT_PAIR__MOST_RECENT]	= "most recent",
 	[REFCNT_PAIR__NONE]		= "none",
 };
+
+static const char * const why_names[REFCNT_WHY__MAX] = {
+	[REFCNT_WHY__EVENT]		= "the event",
+	[REFCNT_WHY__LEFT]		= "left outstanding",
+	[REFCNT_WHY__ONE_CALL_TWO]	= "one call took two",
+	[REFCNT_WHY__NOT_ITS_OWN]	= "not its own",
+	[REFCNT_WHY__TWO_AT_ONCE]	= "two puts at once",
+	[REFCNT_WHY__ONE_MORE]		= "one more than it took",
+};
+
+const char *refcnt_site_why__name(enum refcnt_site_why why)
+{
+	return (unsigned int)why < REFCNT_WHY__MAX ? why_names[why] : "?";
+}
 
 const char *refcnt_finding_kind__name(enum refcnt_finding_kind kind)
 {
@@ -313,7 +336,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	object->uncertain = false;
 	object->has_release = false;
 	object->has_culprit = false;
-	object->strong_culprit = false;
+	object->culprit_level = CULPRIT__NONE;
 	object->dead_gets = 0;
 	engine->stats.objects[ev->type]++;
 	engine->stats.live_lifetimes++;
@@ -606,6 +629,29 @@ static enum refcnt_confidence lifetime__pick(const struct refcnt_lifetime *lt,
 	return REFCNT_PAIR__MOST_RECENT;
 }
 
+/* @put is the likely extra put of @object's lifetime if none likelier came first. */
+/* Why a finding names @object's culprit. */
+static enum refcnt_site_why object__culprit_why(const struct refcnt_object *object)
+{
+	switch (object->culprit_level) {
+	case CULPRIT__ONE_MORE:		return REFCNT_WHY__ONE_MORE;
+	case CULPRIT__TWO_AT_ONCE:	return REFCNT_WHY__TWO_AT_ONCE;
+	case CULPRIT__NOT_ITS_OWN:	return REFCNT_WHY__NOT_ITS_OWN;
+	case CULPRIT__NONE:
+	default:			return REFCNT_WHY__EVENT;
+	}
+}
+
+static void object__culprit(struct refcnt_object *object, const struct refcnt_ref *put,
+			    enum culprit_level level)
+{
+	if (level <= object->culprit_level)
+		return;
+	object->culprit = *put;
+	object->has_culprit = true;
+	object->culprit_level = level;
+}
+
 static void engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
 			const struct refcnt_event *ev, struct refcnt_step *step)
 {
@@ -618,6 +664,7 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	if (!lifetime__count(lt)) {
 		struct refcnt_finding f = {
 			.kind = REFCNT_FINDING__OVER_RELEASE,
+			.why = object__culprit_why(object),
 			.ref = put,
 			.culprit = object->culprit,
 			.has_culprit = object->has_culprit,
@@ -637,26 +684,27 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	}
 
 	/*
-	 * The likely extra put: a function that released the reference it
-	 * took, and at once one more (the same thread, nothing in between);
-	 * else the first put that did not release a reference its function
-	 * took (EXACT or SAME_CALLER).
+	 * The likely extra put, the first of the likeliest kind: a function
+	 * that released the reference it took, and at once one more (the
+	 * same thread, nothing in between); a function that put one, then
+	 * had a callee put another (hist_entry__delete() and its
+	 * map_symbol__exit()); the first put that did not release a
+	 * reference its function took (EXACT or SAME_CALLER).
 	 */
 	own = step->confidence <= REFCNT_PAIR__SAME_CALLER && step->paired.caller == ev->caller;
-	if (!object->strong_culprit && lt->put_last && lt->put_own && !own &&
-	    lt->put_tid == ev->tid && lt->put_caller == ev->caller && ev->caller) {
-		object->culprit = put;
-		object->has_culprit = true;
-		object->strong_culprit = true;
+	if (lt->put_last && lt->put_tid == ev->tid && ev->caller) {
+		if (lt->put_own && !own && lt->put_caller == ev->caller)
+			object__culprit(object, &put, CULPRIT__ONE_MORE);
+		else if (!own && ev->up[0] == lt->put_caller && lt->put_caller != ev->caller)
+			object__culprit(object, &lt->put_ref, CULPRIT__TWO_AT_ONCE);
 	}
-	if (step->confidence > REFCNT_PAIR__SAME_CALLER && !object->has_culprit) {
-		object->culprit = put;
-		object->has_culprit = true;
-	}
+	if (step->confidence > REFCNT_PAIR__SAME_CALLER)
+		object__culprit(object, &put, CULPRIT__NOT_ITS_OWN);
 	lt->put_last = true;
 	lt->put_own = own;
 	lt->put_tid = ev->tid;
 	lt->put_caller = ev->caller;
+	lt->put_ref = put;
 	object->release = put;
 	object->has_release = true;
 }
@@ -704,6 +752,7 @@ static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *
 		object->dead_gets++;
 	} else {
 		f.kind = REFCNT_FINDING__DOUBLE_PUT;
+		f.why = object__culprit_why(object);
 		f.culprit = object->culprit;
 		f.has_culprit = object->has_culprit;
 	}
@@ -944,7 +993,12 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 			       enum refcnt_finding_kind kind, const struct refcnt_ref *ref,
 			       u64 holder)
 {
-	struct refcnt_finding f = { .kind = kind, .ref = *ref, .holder = holder };
+	struct refcnt_finding f = {
+		.kind = kind,
+		.why = ref->twin ? REFCNT_WHY__ONE_CALL_TWO : REFCNT_WHY__LEFT,
+		.ref = *ref,
+		.holder = holder,
+	};
 
 	engine__report(engine, object, &f, object->uncertain);
 }

@@ -43,7 +43,8 @@
  *
  * The likely extra put of a lifetime (named by its over-release or double
  * put) is a put by a function that has just released the reference it took
- * on the object, on the same thread, nothing in between; else the first put
+ * on the object, on the same thread, nothing in between; else a put by a
+ * function whose callee puts the object again at once; else the first put
  * that released no reference its own function took.
  *
  * A get on a dead lifetime is a use after put, not a resurrection; the put
@@ -165,8 +166,20 @@ enum refcnt_finding_kind {
 	REFCNT_FINDING__MAX,
 };
 
+/* Why a finding's site (refcnt_finding__site()) is the one shown. */
+enum refcnt_site_why {
+	REFCNT_WHY__EVENT,		/* the offending event itself: exact */
+	REFCNT_WHY__LEFT,		/* the reference the pairing left outstanding */
+	REFCNT_WHY__ONE_CALL_TWO,	/* the second of two references one call took */
+	REFCNT_WHY__NOT_ITS_OWN,	/* the first put that released none its function took */
+	REFCNT_WHY__TWO_AT_ONCE,	/* a put whose callee put the object again at once */
+	REFCNT_WHY__ONE_MORE,		/* a put after its function had released its own */
+	REFCNT_WHY__MAX,
+};
+
 struct refcnt_finding {
 	enum refcnt_finding_kind kind;
+	enum refcnt_site_why why;
 	u8	type;
 	u64	obj;
 	u64	space;		/* as in the events */
@@ -310,5 +323,6 @@ refcnt_engine__stats(const struct refcnt_engine *engine);
 
 const char *refcnt_finding_kind__name(enum refcnt_finding_kind kind);
 const char *refcnt_confidence__name(enum refcnt_confidence conf);
+const char *refcnt_site_why__name(enum refcnt_site_why why);
 
 #endif /* __PERF_REFCNT_PAIRING_H */
