@@ -27,9 +27,14 @@ int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
 int test__refcnt_pairing_thread_exit(struct test_suite *test, int subtest);
 int test__refcnt_pairing_exit_scan(struct test_suite *test, int subtest);
 int test__refcnt_pairing_attribution(struct test_suite *test, int subtest);
+int test__refcnt_pairing_indexed(struct test_suite *test, int subtest);
+int test__refcnt_pairing_stress(struct test_suite *test, int subtest);
 
 /* tests/refcnt-scan.c: the scan at exit on a child's heaps */
 int test__refcnt_scan_heaps(struct test_suite *test, int subtest);
+
+/* tests/refcnt-findings.c: grouping findings for the report */
+int test__refcnt_findings_groups(struct test_suite *test, int subtest);
 
 /* tests/refcnt-zstd.c: a compressed recording keeps its end */
 int test__refcnt_zstd_end(struct test_suite *test, int subtest);

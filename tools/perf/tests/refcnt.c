@@ -99,8 +99,13 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_pairing_exit_scan),
 	TEST_CASE("refcnt pairing: held above, extra puts, two references in one call",
 		  refcnt_pairing_attribution),
+	TEST_CASE("refcnt pairing: indexed references pair as scanned ones",
+		  refcnt_pairing_indexed),
+	TEST_CASE("refcnt pairing: 10^5 references on one object, released in random order",
+		  refcnt_pairing_stress),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",
 		  refcnt_scan_heaps),
+	TEST_CASE("refcnt findings: one group per sort key", refcnt_findings_groups),
 	TEST_CASE("refcnt record: a compressed push leaves nothing in the stream",
 		  refcnt_zstd_end),
 	{ .name = NULL, }

@@ -164,12 +164,13 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 	if (!hashmap__find(f->map, &key, &g)) {
 		k = malloc(sizeof(*k));
 		g = zalloc(sizeof(*g));
+		if (k)
+			*k = key;	/* before the add, which hashes it */
 		if (!k || !g || hashmap__add(f->map, k, g)) {
 			free(k);
 			free(g);
 			return -ENOMEM;
 		}
-		*k = key;
 		g->kind = finding->kind;
 		g->why = finding->why;
 		g->type = finding->type;
