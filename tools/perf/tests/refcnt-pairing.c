@@ -9,6 +9,7 @@
  * 0x2000. The callchain id of an event is its function >> 4, so that the
  * tests also see that stacks are carried along.
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1262,4 +1263,207 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 			    ARRAY_SIZE(exp_two_at_once), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("two at once: why", c.findings[0].why == REFCNT_WHY__TWO_AT_ONCE);
 	return TEST_OK;
+}
+
+/* Every step, for comparing two engines' pairings. */
+struct step_log {
+	struct refcnt_step	*steps;
+	u32			nr;
+	u32			alloc;
+	u32			wrong;		/* stress: pairings not as expected */
+};
+
+static void step_log__step(const struct refcnt_step *s, void *priv)
+{
+	struct step_log *log = priv;
+
+	if (log->nr < log->alloc)
+		log->steps[log->nr++] = *s;
+}
+
+static u32 xorshift(u32 *x)
+{
+	*x ^= *x << 13;
+	*x ^= *x >> 17;
+	*x ^= *x << 5;
+	return *x;
+}
+
+#define INDEXED_EVENTS	6000
+#define INDEXED_FUNCS	24
+
+/* Feed @evs to an engine that indexes from @index_min references; log its steps. */
+static int indexed__run(const struct refcnt_event *evs, u32 nr, u32 index_min,
+			struct step_log *log, struct refcnt_engine_stats *stats)
+{
+	static const struct refcnt_engine_ops ops = { .step = step_log__step };
+	struct refcnt_engine *engine = refcnt_engine__new(&ops, log);
+	int err;
+
+	if (!engine)
+		return -ENOMEM;
+	refcnt_engine__set_index_min(engine, index_min);
+	err = refcnt_engine__follow(engine, OBJ_A) ?: refcnt_engine__follow(engine, OBJ_B);
+	for (u32 i = 0; i < nr && !err; i++)
+		err = refcnt_engine__event(engine, &evs[i]);
+	refcnt_engine__end(engine);
+	*stats = *refcnt_engine__stats(engine);
+	refcnt_engine__delete(engine);
+	return err;
+}
+
+/*
+ * Indexed references pair as scanned ones do: a random stream of gets and
+ * puts on two objects (24 functions, three threads, calls two deep,
+ * references taken twice in a call, puts in callees of the takers), fed to
+ * an engine that indexes from the first reference and to one that never
+ * does: every step the same, the same findings.
+ */
+int test__refcnt_pairing_indexed(struct test_suite *test __maybe_unused,
+				 int subtest __maybe_unused)
+{
+	struct refcnt_event *evs = calloc(INDEXED_EVENTS, sizeof(*evs));
+	struct step_log a = { .alloc = INDEXED_EVENTS }, b = { .alloc = INDEXED_EVENTS };
+	struct refcnt_engine_stats sa, sb;
+	int count[2] = { 0, 0 }, ret = TEST_FAIL;
+	u32 x = 88172645, nr = 0;
+
+	a.steps = calloc(a.alloc, sizeof(*a.steps));
+	b.steps = calloc(b.alloc, sizeof(*b.steps));
+	if (!evs || !a.steps || !b.steps)
+		goto out;
+	for (int o = 0; o < 2; o++) {
+		u64 obj = o ? OBJ_B : OBJ_A;
+
+		evs[nr] = (struct refcnt_event)EV(nr + 1, BORN, obj, MAIN, 0x10, 1, 1);
+		nr++;
+		count[o] = 1;
+	}
+	while (nr < INDEXED_EVENTS - 2) {
+		int o = xorshift(&x) % 2, put = count[o] > 1 && xorshift(&x) % 5 < 2;
+		u64 fn = 0x10000ULL * (1 + xorshift(&x) % INDEXED_FUNCS);
+		struct refcnt_event *ev = &evs[nr];
+
+		ev->time = nr + 1;
+		ev->obj = o ? OBJ_B : OBJ_A;
+		ev->op = put ? REFCNT_OP__PUT : REFCNT_OP__GET;
+		ev->caller = fn;
+		ev->site = fn + 0x10 + (xorshift(&x) % 4) * 8;
+		ev->up[0] = 0x10000ULL * (1 + xorshift(&x) % INDEXED_FUNCS);
+		ev->up[1] = 0x10000ULL * (1 + xorshift(&x) % INDEXED_FUNCS);
+		ev->tid = 1 + xorshift(&x) % 3;
+		ev->stack = fn >> 4;
+		ev->live = count[o];
+		count[o] += put ? -1 : 1;
+		nr++;
+		/* sometimes the same call takes another */
+		if (!put && xorshift(&x) % 8 == 0 && nr < INDEXED_EVENTS - 2) {
+			evs[nr] = *ev;
+			evs[nr].time = nr + 1;
+			evs[nr].site += 0x40;
+			evs[nr].live = count[o]++;
+			nr++;
+		}
+	}
+	if (indexed__run(evs, nr, UINT_MAX, &a, &sa) || indexed__run(evs, nr, 1, &b, &sb))
+		goto out;
+	pr_debug("%u events, %u steps; %d and %d references left\n", nr, a.nr, count[0], count[1]);
+	if (a.nr != nr || b.nr != nr) {
+		pr_debug("steps: %u scanned, %u indexed, of %u events\n", a.nr, b.nr, nr);
+		goto out;
+	}
+	for (u32 i = 0; i < nr; i++) {
+		const struct refcnt_step *sa_ = &a.steps[i], *sb_ = &b.steps[i];
+
+		if (sa_->confidence != sb_->confidence || sa_->finding != sb_->finding ||
+		    sa_->before != sb_->before || sa_->after != sb_->after ||
+		    sa_->paired.time != sb_->paired.time || sa_->paired.site != sb_->paired.site) {
+			pr_debug("step %u differs: %s %#" PRIx64 " (%s) vs %s %#" PRIx64 " (%s)\n",
+				 i, refcnt_op__name(evs[i].op), sa_->paired.site,
+				 refcnt_confidence__name(sa_->confidence),
+				 refcnt_op__name(evs[i].op), sb_->paired.site,
+				 refcnt_confidence__name(sb_->confidence));
+			goto out;
+		}
+	}
+	if (memcmp(sa.findings, sb.findings, sizeof(sa.findings))) {
+		pr_debug("findings differ\n");
+		goto out;
+	}
+	ret = TEST_OK;
+out:
+	free(evs);
+	free(a.steps);
+	free(b.steps);
+	return ret;
+}
+
+#define STRESS_REFS	100000
+
+static void stress__step(const struct refcnt_step *s, void *priv)
+{
+	struct step_log *log = priv;
+
+	/* each put names the function whose reference it releases */
+	if (s->ev->op == REFCNT_OP__PUT &&
+	    (s->confidence > REFCNT_PAIR__SAME_CALLER || s->paired.caller != s->ev->caller))
+		log->wrong++;
+	log->nr++;
+}
+
+/*
+ * One object, 10^5 references outstanding, each taken by a function of its
+ * own, released in a random order by the function that took it: every put
+ * pairs with its own function's reference, and nothing is left.
+ */
+int test__refcnt_pairing_stress(struct test_suite *test __maybe_unused,
+				int subtest __maybe_unused)
+{
+	static const struct refcnt_engine_ops ops = { .step = stress__step };
+	u32 *order = calloc(STRESS_REFS, sizeof(*order)), x = 2463534242U;
+	struct step_log log = { 0 };
+	struct refcnt_engine *engine = refcnt_engine__new(&ops, &log);
+	struct refcnt_event ev = EV(1, BORN, OBJ_A, MAIN, 0x10, 1, 1);
+	const struct refcnt_engine_stats *st;
+	int err = -ENOMEM, ret = TEST_FAIL;
+	u64 t = 1;
+
+	if (!order || !engine)
+		goto out;
+	err = refcnt_engine__follow(engine, OBJ_A) ?: refcnt_engine__event(engine, &ev);
+	for (u32 i = 0; i < STRESS_REFS && !err; i++) {
+		ev.time = ++t;
+		ev.op = REFCNT_OP__GET;
+		ev.caller = 0x100000ULL + (u64)i * 0x1000;
+		ev.site = ev.caller + 0x10;
+		ev.live = i + 1;
+		err = refcnt_engine__event(engine, &ev);
+		order[i] = i;
+	}
+	for (u32 i = STRESS_REFS; i > 1; i--) {
+		u32 j = xorshift(&x) % i, tmp = order[i - 1];
+
+		order[i - 1] = order[j];
+		order[j] = tmp;
+	}
+	for (u32 i = 0; i < STRESS_REFS && !err; i++) {
+		ev.time = ++t;
+		ev.op = REFCNT_OP__PUT;
+		ev.caller = 0x100000ULL + (u64)order[i] * 0x1000;
+		ev.site = ev.caller + 0x20;
+		ev.live = STRESS_REFS + 1 - i;
+		err = refcnt_engine__event(engine, &ev);
+	}
+	refcnt_engine__end(engine);
+	st = refcnt_engine__stats(engine);
+	pr_debug("%u steps, %u puts not paired with their function's reference\n",
+		 log.nr, log.wrong);
+	if (!err && !log.wrong && log.nr == 2 * STRESS_REFS + 1 &&
+	    st->findings[REFCNT_FINDING__OWNED_AT_EXIT] == 1 &&
+	    st->findings[REFCNT_FINDING__LEAK] == 0)
+		ret = TEST_OK;
+out:
+	refcnt_engine__delete(engine);
+	free(order);
+	return ret;
 }

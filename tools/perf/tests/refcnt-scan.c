@@ -159,6 +159,17 @@ static void scan__count(const struct refcnt_scan *scan, const u64 *addrs, int nr
 	}
 }
 
+/* waitpid(), through signals the harness may take */
+static pid_t scan__wait(pid_t pid, int *status)
+{
+	pid_t ret;
+
+	do {
+		ret = waitpid(pid, status, __WALL);
+	} while (ret < 0 && errno == EINTR);
+	return ret;
+}
+
 int test__refcnt_scan_heaps(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
 {
 	struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR] = {
@@ -181,13 +192,13 @@ int test__refcnt_scan_heaps(struct test_suite *test __maybe_unused, int subtest 
 		scan_child();
 
 	/* the child's stop, then its exit stop */
-	if (waitpid(pid, &status, 0) != pid || !WIFSTOPPED(status) ||
+	if (scan__wait(pid, &status) != pid || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACEEXIT) ||
 	    ptrace(PTRACE_CONT, pid, NULL, NULL)) {
 		pr_debug("cannot trace the child: %s\n", strerror(errno));
 		goto out_kill;
 	}
-	if (waitpid(pid, &status, 0) != pid ||
+	if (scan__wait(pid, &status) != pid ||
 	    status >> 8 != (SIGTRAP | (PTRACE_EVENT_EXIT << 8)) || !census->ready) {
 		pr_debug("the child did not stop at its exit: status %#x\n", status);
 		goto out_kill;
@@ -225,7 +236,7 @@ out_kill:
 	/* SIGKILL does not end an exit stop: let it go on then */
 	kill(pid, SIGKILL);
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
-	waitpid(pid, &status, 0);
+	scan__wait(pid, &status);
 out_unmap:
 	munmap(census, sizeof(*census));
 	return ret;

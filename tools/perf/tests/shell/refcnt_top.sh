@@ -72,7 +72,9 @@ else
 	echo "refcnt top: recorder RSS $rss10 KiB at 10 s, $rss_end KiB at $seconds s"
 fi
 tmux send-keys -t "$session" q
-for _ in $(seq 100); do
+# a minute of perf top is a gigabyte of events: the last of them are
+# compressed and written, and the scan kept, after q
+for _ in $(seq 600); do
 	[ -s "$tmpdir/rc" ] && break
 	sleep 0.1
 done

@@ -7,10 +7,13 @@
  * generation of its current (or last) lifetime and, once it died, what the
  * findings on a later put or get need (the put that freed it, the likely
  * extra put). The references of a live lifetime are in a struct
- * refcnt_lifetime, freed when it dies: an array of the references taken by
- * a birth or a get, oldest first, and a count of those of unknown origin.
- * Live lifetimes are also on a list, oldest first, so that a lost-events
- * window and the end of the stream visit only them, in a stable order.
+ * refcnt_lifetime, freed when it dies: a refset (refset.h) of the
+ * references taken by a birth or a get, oldest first, indexed once there
+ * are many, and a count of those of unknown origin. Live lifetimes are
+ * also on a list, oldest first, so that the end of the stream visits only
+ * them, in a stable order. A put costs the same however many references
+ * its object holds, and a lost-events window the same however many
+ * lifetimes are live.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -24,6 +27,7 @@
 #include "../hashmap.h"
 #include "hash.h"
 #include "pairing.h"
+#include "refset.h"
 
 /*
  * A probe reads the live refcount before the atomic operation, and the
@@ -40,6 +44,12 @@
  */
 #define REFCNT_RECENT		8
 
+/*
+ * A lifetime's references are indexed (refset.h) from this many: below, a
+ * scan is cheaper than the lookups.
+ */
+#define REFCNT_INDEX_MIN	32
+
 struct refcnt_recent {
 	u64	time;
 	u32	tid;
@@ -51,9 +61,7 @@ struct refcnt_object;
 struct refcnt_lifetime {
 	struct list_head	node;		/* in engine->live, oldest first */
 	struct refcnt_object	*object;
-	struct refcnt_ref	*refs;		/* births and gets outstanding, oldest first */
-	u32			nr;
-	u32			alloc;
+	struct refcnt_refset	refs;		/* births and gets outstanding, oldest first */
 	u32			unknown;	/* references of unknown origin outstanding */
 	struct refcnt_ref	unknown_ref;	/* where we learnt of the first of them */
 	struct refcnt_recent	recent[REFCNT_RECENT];	/* last get or put per thread */
@@ -65,6 +73,7 @@ struct refcnt_lifetime {
 	bool			pending;
 	bool			mismatched;	/* a mismatch was reported */
 	bool			only_born;	/* no event but its birth yet */
+	u64			missed_at_start; /* engine->missed[type] then */
 	/* the last event was a get: by whom */
 	bool			get_last;
 	u32			get_tid;
@@ -126,6 +135,7 @@ struct refcnt_engine {
 	/* the scan at exit of one address space: address -> its object */
 	struct hashmap		*scan;
 	u64			scan_space;
+	struct refcnt_refset_index refindex;	/* of the lifetimes' references */
 	bool			ended;
 };
 
@@ -185,13 +195,15 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 	engine->objects = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
 	engine->follow = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	engine->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
-	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads)) {
+	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads) ||
+	    refcnt_refset_index__init(&engine->refindex, REFCNT_INDEX_MIN)) {
 		if (!IS_ERR(engine->objects))
 			hashmap__free(engine->objects);
 		if (!IS_ERR(engine->follow))
 			hashmap__free(engine->follow);
 		if (!IS_ERR(engine->threads))
 			hashmap__free(engine->threads);
+		refcnt_refset_index__exit(&engine->refindex);
 		free(engine);
 		return NULL;
 	}
@@ -201,7 +213,7 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 static void lifetime__free(struct refcnt_lifetime *lt)
 {
 	list_del_init(&lt->node);
-	free(lt->refs);
+	refcnt_refset__exit(&lt->refs);
 	free(lt);
 }
 
@@ -223,7 +235,13 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	hashmap__free(engine->follow);
 	hashmap__free(engine->threads);
 	hashmap__free(engine->scan);
+	refcnt_refset_index__exit(&engine->refindex);
 	free(engine);
+}
+
+void refcnt_engine__set_index_min(struct refcnt_engine *engine, u32 nr)
+{
+	engine->refindex.index_min = nr;
 }
 
 const struct refcnt_engine_stats *refcnt_engine__stats(const struct refcnt_engine *engine)
@@ -270,7 +288,19 @@ static bool live__known(int live)
 /* References we count on a live lifetime. */
 static int lifetime__count(const struct refcnt_lifetime *lt)
 {
-	return lt->nr + lt->unknown;
+	return lt->refs.live + lt->unknown;
+}
+
+/*
+ * Was @object's lifetime live across a lost-events window or an uncovered
+ * hit of its type, or did it start uncertain? Counted, not marked on every
+ * live lifetime at each window: O(1) however many are live.
+ */
+static bool object__uncertain(const struct refcnt_engine *engine,
+			      const struct refcnt_object *object)
+{
+	return object->uncertain ||
+	       (object->live && object->live->missed_at_start != engine->missed[object->type]);
 }
 
 static void engine__report(struct refcnt_engine *engine, const struct refcnt_object *object,
@@ -290,23 +320,19 @@ static void engine__report(struct refcnt_engine *engine, const struct refcnt_obj
 
 static int lifetime__push(struct refcnt_lifetime *lt, const struct refcnt_ref *ref)
 {
-	if (lt->nr == lt->alloc) {
-		u32 alloc = lt->alloc ? lt->alloc * 2 : 4;
-		struct refcnt_ref *refs = reallocarray(lt->refs, alloc, sizeof(*refs));
-
-		if (!refs)
-			return -ENOMEM;
-		lt->refs = refs;
-		lt->alloc = alloc;
-	}
-	lt->refs[lt->nr++] = *ref;
-	return 0;
+	return refcnt_refset__push(&lt->refs, ref);
 }
 
-static void lifetime__remove(struct refcnt_lifetime *lt, u32 i)
+/* Accept any reference (refcnt_refset__pick_recent()). */
+static bool ref__any(const struct refcnt_ref *ref __maybe_unused, const void *arg __maybe_unused)
 {
-	memmove(&lt->refs[i], &lt->refs[i + 1], (lt->nr - i - 1) * sizeof(lt->refs[0]));
-	lt->nr--;
+	return true;
+}
+
+/* The most recent reference outstanding, REFSET_NONE if none. */
+static u32 lifetime__last(struct refcnt_lifetime *lt)
+{
+	return refcnt_refset__pick_recent(&lt->refs, -1, ref__any, NULL);
 }
 
 static void lifetime__add_unknown(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
@@ -328,6 +354,8 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	if (!lt)
 		return -ENOMEM;
 	lt->object = object;
+	lt->missed_at_start = engine->missed[ev->type];
+	refcnt_refset__init(&lt->refs, &engine->refindex);
 	list_add_tail(&lt->node, &engine->live);
 	object->live = lt;
 	object->generation++;
@@ -346,6 +374,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 /* The lifetime ends: keep only what findings on a later put or get need. */
 static void engine__end_lifetime(struct refcnt_engine *engine, struct refcnt_object *object)
 {
+	object->uncertain = object__uncertain(engine, object);
 	lifetime__free(object->live);
 	object->live = NULL;
 	object->dead = true;
@@ -386,12 +415,13 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 	int err;
 
 	ref__from_event(&ref, ev, REFCNT_OP__BORN);
-	if (lt && lt->only_born && lt->nr == 1 && !lt->unknown && object->type == ev->type &&
-	    lt->refs[0].tid == ev->tid) {
+	if (lt && lt->only_born && lt->refs.live == 1 && !lt->unknown &&
+	    object->type == ev->type &&
+	    refcnt_refset__at(&lt->refs, lifetime__last(lt))->tid == ev->tid) {
 		/* an outer constructor returns what an inner one made */
-		lt->refs[0] = ref;
+		refcnt_refset__remove(&lt->refs, lifetime__last(lt));
 		step->before = 1;
-		return 0;
+		return lifetime__push(lt, &ref);
 	}
 	if (lt)
 		engine__drop_lifetime(engine, object);
@@ -496,7 +526,7 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 	}
 
 	lt->pending = false;
-	if (!lt->mismatched && !object->uncertain) {
+	if (!lt->mismatched && !object__uncertain(engine, object)) {
 		struct refcnt_finding f = {
 			.kind = REFCNT_FINDING__MISMATCH,
 			.ref = lt->pending_ref,
@@ -520,37 +550,21 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 		lt->unknown -= n;
 		drop -= n;
 	}
-	if (drop) {
-		memmove(lt->refs, lt->refs + drop, (lt->nr - drop) * sizeof(lt->refs[0]));
-		lt->nr -= drop;
-	}
-}
-
-/* The function @depth frames above where @ref was taken: 0 is its caller. */
-static u64 ref__frame(const struct refcnt_ref *ref, int depth)
-{
-	return depth ? ref->up[depth - 1] : ref->caller;
+	if (drop)
+		refcnt_refset__drop_oldest(&lt->refs, drop);
 }
 
 /*
  * The reference taken in the function of the put (@caller), or in the
  * closest call made from it: the birth if it is one, else the most recent.
  */
-static bool lifetime__pick_caller(const struct refcnt_lifetime *lt, u64 caller, u32 *pick)
+static bool lifetime__pick_caller(struct refcnt_lifetime *lt, u64 caller, u32 *pick)
 {
 	if (!caller)
 		return false;
 	for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
-		bool found = false;
-
-		for (u32 i = lt->nr; i-- > 0;) {
-			if (ref__frame(&lt->refs[i], depth) != caller)
-				continue;
-			if (!found || lt->refs[i].op == REFCNT_OP__BORN)
-				*pick = i;
-			found = true;
-		}
-		if (found)
+		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller);
+		if (*pick != REFSET_NONE)
 			return true;
 	}
 	return false;
@@ -587,33 +601,42 @@ static int ref__keep(const struct refcnt_ref *ref, const struct refcnt_event *ev
 	return ref__held_above(ref, ev) ? 2 : ref->twin;
 }
 
+struct keep_arg {
+	const struct refcnt_event *ev;
+	int keep;
+};
+
+static bool ref__kept_no_more(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct keep_arg *k = arg;
+
+	return ref__keep(ref, k->ev) <= k->keep;
+}
+
 /*
  * The most recent reference taken by the put's thread (@same_thread), or
  * by any, that is kept no more than @keep.
  */
-static bool lifetime__pick_recent(const struct refcnt_lifetime *lt,
-				  const struct refcnt_event *ev, bool same_thread, int keep,
-				  u32 *pick)
+static bool lifetime__pick_recent(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				  bool same_thread, int keep, u32 *pick)
 {
-	for (u32 i = lt->nr; i-- > 0;) {
-		if ((same_thread && lt->refs[i].tid != ev->tid) ||
-		    ref__keep(&lt->refs[i], ev) > keep)
-			continue;
-		*pick = i;
-		return true;
-	}
-	return false;
+	struct keep_arg arg = { .ev = ev, .keep = keep };
+
+	*pick = refcnt_refset__pick_recent(&lt->refs, same_thread ? (s64)ev->tid : -1,
+					   ref__kept_no_more, &arg);
+	return *pick != REFSET_NONE;
 }
 
 /*
- * Which outstanding reference a put releases, and how sure that is: the
- * index in lt->refs, or lt->nr for one of unknown origin.
+ * Which outstanding reference a put releases, and how sure that is: its
+ * position in lt->refs, or REFSET_NONE for one of unknown origin.
  */
-static enum refcnt_confidence lifetime__pick(const struct refcnt_lifetime *lt,
+static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 					     const struct refcnt_event *ev, u32 *pick)
 {
 	if (lifetime__count(lt) == 1) {
-		*pick = 0;	/* the one in refs, or of unknown origin if none */
+		/* the one in refs, or of unknown origin if none */
+		*pick = lifetime__last(lt);
 		return REFCNT_PAIR__EXACT;
 	}
 	if (lifetime__pick_caller(lt, ev->caller, pick))
@@ -625,7 +648,7 @@ static enum refcnt_confidence lifetime__pick(const struct refcnt_lifetime *lt,
 	/* then any thread's; one of unknown origin before one held above */
 	if (!lifetime__pick_recent(lt, ev, false, 1, pick) &&
 	    (lt->unknown || !lifetime__pick_recent(lt, ev, false, 2, pick)))
-		*pick = lt->nr;
+		*pick = REFSET_NONE;
 	return REFCNT_PAIR__MOST_RECENT;
 }
 
@@ -670,16 +693,16 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 			.has_culprit = object->has_culprit,
 		};
 
-		engine__report(engine, object, &f, object->uncertain);
+		engine__report(engine, object, &f, object__uncertain(engine, object));
 		step->finding = REFCNT_FINDING__OVER_RELEASE;
 	} else {
 		step->confidence = lifetime__pick(lt, ev, &pick);
-		if (pick == lt->nr) {
+		if (pick == REFSET_NONE) {
 			step->paired = lt->unknown_ref;
 			lt->unknown--;
 		} else {
-			step->paired = lt->refs[pick];
-			lifetime__remove(lt, pick);
+			step->paired = *refcnt_refset__at(&lt->refs, pick);
+			refcnt_refset__remove(&lt->refs, pick);
 		}
 	}
 
@@ -715,7 +738,7 @@ static void engine__dies(struct refcnt_engine *engine, struct refcnt_object *obj
 	int count = lifetime__count(object->live);
 
 	/* freed with references we counted: we missed their puts */
-	if (count && !object->live->mismatched && !object->uncertain) {
+	if (count && !object->live->mismatched && !object__uncertain(engine, object)) {
 		struct refcnt_finding f = {
 			.kind = REFCNT_FINDING__MISMATCH,
 			.expected = count,
@@ -927,27 +950,18 @@ int refcnt_engine__thread_exit(struct refcnt_engine *engine, u64 time, u32 tid)
 void refcnt_engine__lost(struct refcnt_engine *engine, u64 time __maybe_unused,
 			 u64 nr __maybe_unused)
 {
-	struct refcnt_lifetime *lt;
-
 	engine->stats.lost_windows++;
+	/* every lifetime live now is uncertain: object__uncertain() */
 	for (unsigned int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
 		engine->missed[t]++;
-	list_for_each_entry(lt, &engine->live, node)
-		lt->object->uncertain = true;
 }
 
 void refcnt_engine__missed(struct refcnt_engine *engine, u64 time __maybe_unused, u8 type)
 {
-	struct refcnt_lifetime *lt;
-
 	if (type >= REFCNT_TYPE__MAX_NR)
 		return;
 	engine->stats.missed_ops++;
-	engine->missed[type]++;
-	list_for_each_entry(lt, &engine->live, node) {
-		if (lt->object->type == type)
-			lt->object->uncertain = true;
-	}
+	engine->missed[type]++;	/* see object__uncertain() */
 }
 
 /* A block may look like objects of several types: one entry each. */
@@ -1000,7 +1014,7 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		.holder = holder,
 	};
 
-	engine__report(engine, object, &f, object->uncertain);
+	engine__report(engine, object, &f, object__uncertain(engine, object));
 }
 
 /* Without a scan: the gets left are leaks, else what is left is owned. */
@@ -1009,12 +1023,16 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 	const struct refcnt_ref *owned = NULL;
 	bool leaked = false;
 
-	for (u32 i = 0; i < lt->nr; i++) {
-		if (lt->refs[i].op != REFCNT_OP__GET) {
-			owned = owned ?: &lt->refs[i];
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+
+		if (!r)
+			continue;
+		if (r->op != REFCNT_OP__GET) {
+			owned = owned ?: r;
 			continue;
 		}
-		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, &lt->refs[i], 0);
+		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, r, 0);
 		leaked = true;
 	}
 	if (leaked)
@@ -1041,16 +1059,15 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
 	 * recent first, then the births and those of unknown origin
 	 */
 	for (int pass = 0; pass < 3; pass++) {
-		for (u32 i = lt->nr; i-- > 0;) {
-			const struct refcnt_ref *r = &lt->refs[i];
-			int order = r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1;
+		for (u32 i = refcnt_refset__slots(&lt->refs); i-- > 0;) {
+			const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
 
-			if (order != pass)
+			if (!r || (r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1) != pass)
 				continue;
 			kind = holder ? REFCNT_FINDING__HELD_BY_LEAK :
 			       n++ < (u32)leaked ? REFCNT_FINDING__LEAK :
 			       REFCNT_FINDING__STILL_REFERENCED;
-			engine__report_ref(engine, lt->object, kind, &lt->refs[i], holder);
+			engine__report_ref(engine, lt->object, kind, r, holder);
 		}
 	}
 	for (u32 i = 0; i < lt->unknown; i++) {

@@ -269,6 +269,12 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 void refcnt_engine__delete(struct refcnt_engine *engine);
 
 /*
+ * Index a lifetime's references from @nr of them (default 32): the
+ * pairings are the same either way; tests compare the two.
+ */
+void refcnt_engine__set_index_min(struct refcnt_engine *engine, u32 nr);
+
+/*
  * Report every step of the object at @obj (all its generations) from now
  * on: call it before feeding events. Returns 0 or -ENOMEM.
  */

@@ -1,0 +1,80 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_REFSET_H
+#define __PERF_REFCNT_REFSET_H
+
+/*
+ * The references outstanding on one lifetime, for the pairing engine: in
+ * the order they were taken, and once a lifetime holds many of them (the
+ * kernel maps holds thousands: callchain nodes and hist entries), indexed
+ * by the keys the pairing rules look them up by: the function at each
+ * depth of where they were taken, and the thread. A put then costs the
+ * same whatever the number of references outstanding.
+ *
+ * A released reference leaves a dead slot behind, so that positions stay
+ * put for the index; the slots are compacted when the dead outnumber the
+ * live.
+ */
+
+#include <stdbool.h>
+#include <linux/list.h>
+#include <linux/types.h>
+
+#include "pairing.h"
+
+#define REFSET_NONE	((u32)-1)
+
+/* The buckets of every indexed set: one per engine. */
+struct refcnt_refset_index {
+	struct hashmap	*buckets;	/* struct refset_key * -> struct refset_bucket */
+	u32		index_min;	/* index a set from this many references */
+	u32		stamp;		/* of bucket compactions */
+};
+
+struct refset_slot;
+
+struct refcnt_refset {
+	struct refcnt_refset_index *index;
+	struct refset_slot	*slots;
+	u32			nr;		/* slots in use, dead or live */
+	u32			alloc;
+	u32			live;
+	u32			born;		/* live references of op BORN */
+	bool			indexed;
+	struct list_head	buckets;	/* this set's, when indexed */
+};
+
+int refcnt_refset_index__init(struct refcnt_refset_index *index, u32 index_min);
+void refcnt_refset_index__exit(struct refcnt_refset_index *index);
+
+void refcnt_refset__init(struct refcnt_refset *set, struct refcnt_refset_index *index);
+void refcnt_refset__exit(struct refcnt_refset *set);
+
+int refcnt_refset__push(struct refcnt_refset *set, const struct refcnt_ref *ref);
+void refcnt_refset__remove(struct refcnt_refset *set, u32 pos);
+/* Release the @n oldest references. */
+void refcnt_refset__drop_oldest(struct refcnt_refset *set, u32 n);
+
+/* Positions: refcnt_refset__at() is NULL for a dead one. */
+static inline u32 refcnt_refset__slots(const struct refcnt_refset *set)
+{
+	return set->nr;
+}
+
+const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 pos);
+
+/*
+ * The references taken where the function @depth frames above the site
+ * (0: its caller) is @key: the oldest birth among them if there is one,
+ * else the most recent; REFSET_NONE if none.
+ */
+u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key);
+
+/*
+ * The most recent reference, of thread @tid unless it is -1, that @ok
+ * accepts; REFSET_NONE if none.
+ */
+u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
+			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+			       const void *arg);
+
+#endif /* __PERF_REFCNT_REFSET_H */
