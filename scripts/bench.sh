@@ -11,8 +11,13 @@
 #   record with full user callchains (the default), without the scan at exit
 #   (--no-scan), and call-site only (-g no); what the scan read, and its time
 #   report: perf refcnt report --stdio vs perf script on the same recording
+# W2 is the callchain-heavy one: perf report --stdio (and -g) on a perf
+# record -a -g file of noploop, made here at 1x, 2x and 4x W2_SECONDS: the
+# kernel maps and hot maps hold thousands of references at once. The report's
+# time per event must not grow with the recording (no quadratic term).
 #
 # Usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]
+#   W2_SECONDS (environment): the 1x length of W2's recording, default 2
 set -euo pipefail
 
 perf=$(realpath "${1:?usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]}")
@@ -86,4 +91,46 @@ BEGIN {
 	printf "| %-34s | %8.2f | %12.0f | %12.1f |\n", "perf refcnt report --stdio", s(report), events / s(report), kb(report) / 1024
 	printf "| %-34s | %8.2f | %12.0f | %12.1f |\n", "perf script", s(script), events / s(script), kb(script) / 1024
 	printf "| %-34s | %8.2f | %12.2f | %12.2f |\n", "report / script", s(report) / s(script), s(script) / s(report), kb(report) / kb(script)
+}'
+
+# W2: callchain-heavy, at 1x, 2x and 4x the recording length
+w2secs=${W2_SECONDS:-2}
+w2_events() {
+	"$perf" refcnt report -i "$1" --stdio 2> /dev/null |
+		sed -n 's/^# events: \([0-9]*\) .*/\1/p'
+}
+w2_rows=""
+for mult in 1 2 4; do
+	"$perf" record -q -a -g -o "w2-$mult.data" -- "$perf" test -w noploop $((w2secs * mult)) \
+		> /dev/null 2>&1
+	measure "$perf" refcnt record -o "w2-$mult.refcnt" -- \
+		"$perf" report --stdio -i "$dir/w2-$mult.data" > /dev/null
+	r=$(median "$perf" refcnt report --stdio -i "w2-$mult.refcnt")
+	w2_rows="$w2_rows $mult $(w2_events "w2-$mult.refcnt") $r"
+done
+measure "$perf" refcnt record -o w2g.refcnt -- \
+	"$perf" report -g --stdio -i "$dir/w2-1.data" > /dev/null
+w2g=$(median "$perf" refcnt report --stdio -i w2g.refcnt)
+w2g_events=$(w2_events w2g.refcnt)
+w2script=$(median "$perf" script -i w2-1.refcnt)
+
+echo
+awk -v rows="$w2_rows" -v script="$w2script" -v g="$w2g" -v g_events="$w2g_events" \
+    -v secs="$w2secs" -v reps="$reps" '
+function per(s, n) { return 1e9 * s / n }
+BEGIN {
+	n = split(rows, r, " ")
+	printf "W2 = perf report --stdio of a perf record -a -g file of noploop (%d s at 1x); median of %d runs\n\n", secs, reps
+	printf "| %-34s | %10s | %8s | %8s | %12s |\n", "perf refcnt report --stdio of", "events", "wall s", "ns/event", "peak RSS MiB"
+	printf "|%s|%s|%s|%s|%s|\n", "------------------------------------", "------------", "----------", "----------", "--------------"
+	for (i = 1; i <= n; i += 4) {
+		ev[r[i]] = r[i + 1]; sec[r[i]] = r[i + 2]; rss[r[i]] = r[i + 3]
+		printf "| %-34s | %10d | %8.2f | %8.0f | %12.1f |\n", "W2 at " r[i] "x", r[i + 1], r[i + 2], per(r[i + 2], r[i + 1]), r[i + 3] / 1024
+	}
+	split(g, gg, " ")
+	printf "| %-34s | %10d | %8.2f | %8.0f | %12.1f |\n", "W2 at 1x, perf report -g --stdio", g_events, gg[1], per(gg[1], g_events), gg[2] / 1024
+	split(script, sc, " ")
+	printf "| %-34s | %10d | %8.2f | %8.0f | %12.1f |\n", "perf script of W2 at 1x", ev[1], sc[1], per(sc[1], ev[1]), sc[2] / 1024
+	printf "\nW2 at 1x: report is %.1fx perf script in events/s, at %.0f%% of its peak RSS; ns/event at 4x is %.2fx that at 1x\n",
+	       sc[1] / sec[1], 100 * rss[1] / sc[2], per(sec[4], ev[4]) / per(sec[1], ev[1])
 }'

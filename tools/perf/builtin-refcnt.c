@@ -887,7 +887,9 @@ static int refcnt__print_balance(struct refcnt_report *rep)
  * memory grows with the file. The report has the queue copy what it holds
  * (copy_on_queue), so a chunk is done with once the next one is made (its
  * unprocessed tail is copied into the next): free those here, and memory
- * follows the queue, the live objects and the stacks, not the file.
+ * follows the queue, the live objects and the stacks, not the file. The
+ * first one done is handed back as the next chunk's memory
+ * (patches/0004): no fresh pages to fault in for every chunk.
  */
 static int refcnt__process_compressed(struct perf_session *session, union perf_event *event,
 				      u64 file_offset, const char *file_path)
@@ -900,7 +902,12 @@ static int refcnt__process_compressed(struct perf_session *session, union perf_e
 		struct decomp *done = dd->decomp;
 
 		dd->decomp = done->next;
-		munmap(done, done->mmap_len);
+		if (!dd->spare) {
+			done->next = NULL;
+			dd->spare = done;
+		} else {
+			munmap(done, done->mmap_len);
+		}
 	}
 	return ret;
 }
