@@ -902,12 +902,15 @@ static int refcnt__process_compressed(struct perf_session *session, union perf_e
 		struct decomp *done = dd->decomp;
 
 		dd->decomp = done->next;
-		if (!dd->spare) {
-			done->next = NULL;
-			dd->spare = done;
-		} else {
+		/* the larger one is kept: chunks grow by the tail they carry */
+		if (dd->spare && dd->spare->mmap_len >= done->mmap_len) {
 			munmap(done, done->mmap_len);
+			continue;
 		}
+		if (dd->spare)
+			munmap(dd->spare, dd->spare->mmap_len);
+		done->next = NULL;
+		dd->spare = done;
 	}
 	return ret;
 }

@@ -24,7 +24,7 @@
 
 struct refset_slot {
 	struct refcnt_ref	ref;
-	u32			stamp;		/* of the last bucket compaction that kept it */
+	u64			stamp;		/* of the last bucket compaction that kept it */
 	bool			dead;
 };
 
@@ -106,6 +106,9 @@ void refcnt_refset__exit(struct refcnt_refset *set)
 {
 	refset__drop_buckets(set);
 	zfree(&set->slots);
+	zfree(&set->born_pos);
+	set->nr_born_pos = 0;
+	set->alloc_born_pos = 0;
 	set->nr = 0;
 	set->alloc = 0;
 	set->live = 0;
@@ -131,7 +134,8 @@ static bool bucket__holds(const struct refcnt_refset *set, const struct refset_b
  */
 static void bucket__compact(struct refcnt_refset *set, struct refset_bucket *b)
 {
-	u32 stamp = ++set->index->stamp, n = b->nr;
+	u64 stamp = ++set->index->stamp;
+	u32 n = b->nr;
 
 	for (u32 i = b->nr; i-- > 0;) {
 		struct refset_slot *slot;
@@ -151,6 +155,7 @@ static void bucket__compact(struct refcnt_refset *set, struct refset_bucket *b)
 static int refset__index_slot(struct refcnt_refset *set, u32 pos)
 {
 	const struct refcnt_ref *ref = &set->slots[pos].ref;
+	bool grow;
 
 	for (int kind = 0; kind < REFSET_KINDS; kind++) {
 		u64 value = ref__key(ref, kind);
@@ -170,9 +175,16 @@ static int refset__index_slot(struct refcnt_refset *set, u32 pos)
 			}
 			list_add_tail(&b->node, &set->buckets);
 		}
-		if (b->nr == b->alloc)
-			bucket__compact(set, b);
+		/*
+		 * A full bucket is compacted, and grown too if it stays over
+		 * half full: compacting is then paid for by as many pushes.
+		 */
+		grow = false;
 		if (b->nr == b->alloc) {
+			bucket__compact(set, b);
+			grow = b->nr >= b->alloc / 2;
+		}
+		if (grow) {
 			u32 alloc = b->alloc ? b->alloc * 2 : 4;
 			u32 *p = reallocarray(b->pos, alloc, sizeof(*p));
 
@@ -204,14 +216,48 @@ static int refset__build_index(struct refcnt_refset *set)
 	return err;
 }
 
+/* A birth at @pos: kept apart, births being few and looked for first. */
+static int refset__add_born(struct refcnt_refset *set, u32 pos)
+{
+	if (set->nr_born_pos == set->alloc_born_pos) {
+		u32 n = 0;
+
+		/* drop the entries of births released, or of reused slots */
+		for (u32 i = 0; i < set->nr_born_pos; i++) {
+			const struct refcnt_ref *ref = refcnt_refset__at(set, set->born_pos[i]);
+
+			if (ref && ref->op == REFCNT_OP__BORN)
+				set->born_pos[n++] = set->born_pos[i];
+		}
+		set->nr_born_pos = n;
+	}
+	if (set->nr_born_pos == set->alloc_born_pos) {
+		u32 alloc = set->alloc_born_pos ? set->alloc_born_pos * 2 : 2;
+		u32 *p = reallocarray(set->born_pos, alloc, sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		set->born_pos = p;
+		set->alloc_born_pos = alloc;
+	}
+	set->born_pos[set->nr_born_pos++] = pos;
+	return 0;
+}
+
 /* Move the live slots down, in order. */
 static int refset__compact(struct refcnt_refset *set)
 {
 	u32 n = 0;
 
+	set->nr_born_pos = 0;
 	for (u32 i = 0; i < set->nr; i++) {
-		if (!set->slots[i].dead)
-			set->slots[n++] = set->slots[i];
+		if (set->slots[i].dead)
+			continue;
+		set->slots[n] = set->slots[i];
+		/* room for every birth there was: no allocation here */
+		if (set->slots[n].ref.op == REFCNT_OP__BORN)
+			set->born_pos[set->nr_born_pos++] = n;
+		n++;
 	}
 	set->nr = n;
 	return set->indexed ? refset__build_index(set) : 0;
@@ -240,10 +286,17 @@ int refcnt_refset__push(struct refcnt_refset *set, const struct refcnt_ref *ref)
 	set->slots[set->nr].dead = false;
 	set->nr++;
 	set->live++;
-	if (ref->op == REFCNT_OP__BORN)
+	if (ref->op == REFCNT_OP__BORN) {
 		set->born++;
-	if (set->indexed)
-		return refset__index_slot(set, set->nr - 1);
+		err = refset__add_born(set, set->nr - 1);
+		if (err)
+			return err;
+	}
+	if (set->indexed) {
+		if (refset__index_slot(set, set->nr - 1))
+			refset__drop_buckets(set);	/* a partial index: scan instead */
+		return 0;
+	}
 	if (set->index->buckets && set->live >= set->index->index_min)
 		refset__build_index(set);	/* on failure it scans */
 	return 0;
@@ -319,13 +372,16 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key)
 	bucket__trim(set, b);
 	if (!b->nr)
 		return REFSET_NONE;
-	/* the oldest birth among them, births being few */
-	for (u32 i = 0; set->born && i < b->nr; i++) {
-		if (bucket__holds(set, b, b->pos[i]) &&
-		    set->slots[b->pos[i]].ref.op == REFCNT_OP__BORN)
-			return b->pos[i];
+	/* the oldest birth among them: the lowest live slot, births being few */
+	for (u32 i = 0; set->born && i < set->nr_born_pos; i++) {
+		u32 pos = set->born_pos[i];
+		const struct refcnt_ref *ref = refcnt_refset__at(set, pos);
+
+		if (ref && ref->op == REFCNT_OP__BORN && ref__key(ref, depth) == key &&
+		    (pick == REFSET_NONE || pos < pick))
+			pick = pos;
 	}
-	return b->pos[b->nr - 1];
+	return pick != REFSET_NONE ? pick : b->pos[b->nr - 1];
 }
 
 u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,

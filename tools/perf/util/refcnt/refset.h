@@ -27,7 +27,7 @@
 struct refcnt_refset_index {
 	struct hashmap	*buckets;	/* struct refset_key * -> struct refset_bucket */
 	u32		index_min;	/* index a set from this many references */
-	u32		stamp;		/* of bucket compactions */
+	u64		stamp;		/* of bucket compactions */
 };
 
 struct refset_slot;
@@ -39,6 +39,10 @@ struct refcnt_refset {
 	u32			alloc;
 	u32			live;
 	u32			born;		/* live references of op BORN */
+	/* where births were pushed (few: the birth, an unseen start), to check */
+	u32			*born_pos;
+	u32			nr_born_pos;
+	u32			alloc_born_pos;
 	bool			indexed;
 	struct list_head	buckets;	/* this set's, when indexed */
 };

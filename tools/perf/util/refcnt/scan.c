@@ -696,7 +696,12 @@ static void scanner__scan(struct scanner *s, const u8 *data, u64 len, bool count
 		u64 w = word(data + off);
 		struct block *b = scanner__block(s, w);
 
-		if (!b || b->free)
+		/*
+		 * A block's last word is the next chunk's header: malloc's
+		 * own pointers (an arena's top, its bins) point there, not
+		 * into the block
+		 */
+		if (!b || b->free || w >= b->end - 8)
 			continue;
 		if (count && w == b->addr) {
 			for (u32 o = 0; o < b->nr_objects; o++)
