@@ -74,16 +74,12 @@ struct refcnt_lifetime {
 	bool			mismatched;	/* a mismatch was reported */
 	bool			only_born;	/* no event but its birth yet */
 	u64			missed_at_start; /* engine->missed[type] then */
-	/* the last event was a get: by whom */
-	bool			get_last;
-	u32			get_tid;
-	u64			get_caller;
-	/* the last event was a put: by whom, and did it release its own */
-	bool			put_last;
-	bool			put_own;
-	u32			put_tid;
-	u64			put_caller;
-	struct refcnt_ref	put_ref;
+	/*
+	 * The last get or put (op GET or PUT; none while it is BORN, as
+	 * zeroed), and for a put whether it released its function's own
+	 */
+	struct refcnt_ref	last;
+	bool			last_own;
 };
 
 struct refcnt_object {
@@ -715,19 +711,16 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	 * reference its function took (EXACT or SAME_CALLER).
 	 */
 	own = step->confidence <= REFCNT_PAIR__SAME_CALLER && step->paired.caller == ev->caller;
-	if (lt->put_last && lt->put_tid == ev->tid && ev->caller) {
-		if (lt->put_own && !own && lt->put_caller == ev->caller)
+	if (lt->last.op == REFCNT_OP__PUT && lt->last.tid == ev->tid && ev->caller) {
+		if (lt->last_own && !own && lt->last.caller == ev->caller)
 			object__culprit(object, &put, CULPRIT__ONE_MORE);
-		else if (!own && ev->up[0] == lt->put_caller && lt->put_caller != ev->caller)
-			object__culprit(object, &lt->put_ref, CULPRIT__TWO_AT_ONCE);
+		else if (!own && ev->up[0] == lt->last.caller && lt->last.caller != ev->caller)
+			object__culprit(object, &lt->last, CULPRIT__TWO_AT_ONCE);
 	}
 	if (step->confidence > REFCNT_PAIR__SAME_CALLER)
 		object__culprit(object, &put, CULPRIT__NOT_ITS_OWN);
-	lt->put_last = true;
-	lt->put_own = own;
-	lt->put_tid = ev->tid;
-	lt->put_caller = ev->caller;
-	lt->put_ref = put;
+	lt->last = put;
+	lt->last_own = own;
 	object->release = put;
 	object->has_release = true;
 }
@@ -858,15 +851,11 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, lt, ev);
 		ref__from_event(&ref, ev, REFCNT_OP__GET);
-		ref.twin = lt->get_last && lt->get_tid == ev->tid && lt->get_caller == ev->caller &&
-			   ev->caller;
-		lt->put_last = false;
-		lt->get_last = true;
-		lt->get_tid = ev->tid;
-		lt->get_caller = ev->caller;
+		ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
+			   lt->last.caller == ev->caller && ev->caller;
+		lt->last = ref;
 		return lifetime__push(lt, &ref);
 	case REFCNT_OP__PUT:
-		object->live->get_last = false;
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
 		engine__put(engine, object, ev, step);

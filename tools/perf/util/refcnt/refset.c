@@ -127,6 +127,22 @@ static struct refset_bucket *refset__bucket(const struct refcnt_refset *set, int
 static bool bucket__holds(const struct refcnt_refset *set, const struct refset_bucket *b,
 			  u32 pos);
 
+/* Make room for one more position in @pos (@nr used of @alloc), doubling from @first. */
+static int positions__grow(u32 **pos, u32 nr, u32 *alloc, u32 first)
+{
+	u32 n = *alloc ? *alloc * 2 : first;
+	u32 *p;
+
+	if (nr < *alloc)
+		return 0;
+	p = reallocarray(*pos, n, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*pos = p;
+	*alloc = n;
+	return 0;
+}
+
 /*
  * Keep the entries of @b that hold a reference, the newest of each slot
  * (a slot reused with the same key is in twice), in order: a bucket grows
@@ -184,15 +200,8 @@ static int refset__index_slot(struct refcnt_refset *set, u32 pos)
 			bucket__compact(set, b);
 			grow = b->nr >= b->alloc / 2;
 		}
-		if (grow) {
-			u32 alloc = b->alloc ? b->alloc * 2 : 4;
-			u32 *p = reallocarray(b->pos, alloc, sizeof(*p));
-
-			if (!p)
-				return -ENOMEM;
-			b->pos = p;
-			b->alloc = alloc;
-		}
+		if (grow && positions__grow(&b->pos, b->alloc, &b->alloc, 4))
+			return -ENOMEM;
 		b->pos[b->nr++] = pos;
 	}
 	return 0;
@@ -231,15 +240,8 @@ static int refset__add_born(struct refcnt_refset *set, u32 pos)
 		}
 		set->nr_born_pos = n;
 	}
-	if (set->nr_born_pos == set->alloc_born_pos) {
-		u32 alloc = set->alloc_born_pos ? set->alloc_born_pos * 2 : 2;
-		u32 *p = reallocarray(set->born_pos, alloc, sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		set->born_pos = p;
-		set->alloc_born_pos = alloc;
-	}
+	if (positions__grow(&set->born_pos, set->nr_born_pos, &set->alloc_born_pos, 2))
+		return -ENOMEM;
 	set->born_pos[set->nr_born_pos++] = pos;
 	return 0;
 }
