@@ -1172,9 +1172,12 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
  *   releases F's (same caller);
  * - the extra put: F puts the reference it took, then one more (H's). X's
  *   put before it released a reference of another function too, but F's
- *   second put is the one the double put names;
+ *   second put is the one the double put names; the same when that second
+ *   put is itself the over-release (main's);
  * - two references in one call: H takes two on B at once, C one; the
- *   destructor D puts two, not H's second: that one is the leak;
+ *   destructor D puts two, not H's second: that one is the leak. A loop
+ *   of calls that take one each (C's three) is not that: each repeats its
+ *   site, where the second of H's is at another;
  * - two puts at once: W puts C, then its callee P puts C again, which
  *   frees it under main's reference. X's put came first and released a
  *   reference of another function, but the double put names W's.
@@ -1211,6 +1214,29 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 		EV(40, PUT,  OBJ_B, W, 0x20, 1, 4),
 		EV(41, PUT,  OBJ_B, W, 0x20, 1, 3),
 	};
+	static const struct refcnt_event over_one_more[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_A, G, 0x10, 1, 1),
+		EV(30, PUT,  OBJ_A, X, 0x20, 1, 2),
+		EV(40, PUT,  OBJ_A, MAIN, 0x20, 1, 1),
+		EV(41, PUT,  OBJ_A, MAIN, 0x28, 1, 0),
+	};
+	/* C takes one per call, three calls; H two per call, two calls */
+	static const struct refcnt_event twin_calls[] = {
+		EV(10, BORN, OBJ_B, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_B, C, 0x10, 1, 1),
+		EV(21, GET,  OBJ_B, C, 0x10, 1, 2),
+		EV(22, GET,  OBJ_B, C, 0x10, 1, 3),
+		EV(30, GET,  OBJ_B, H, 0x10, 1, 4),
+		EV(31, GET,  OBJ_B, H, 0x18, 1, 5),
+		EV(32, PUT,  OBJ_B, W, 0x20, 1, 6),
+		EV(33, GET,  OBJ_B, H, 0x10, 1, 5),
+		EV(34, GET,  OBJ_B, H, 0x18, 1, 6),
+		EV(40, PUT,  OBJ_B, W, 0x20, 1, 7),
+		EV(41, PUT,  OBJ_B, W, 0x20, 1, 6),
+		EV(42, PUT,  OBJ_B, W, 0x20, 1, 5),
+		EV(43, PUT,  OBJ_B, W, 0x20, 1, 4),
+	};
 	struct refcnt_event two_at_once[] = {
 		EV(10, BORN, OBJ_C, MAIN, 0x10, 1, 1),
 		EV(20, GET,  OBJ_C, H, 0x10, 1, 1),
@@ -1225,6 +1251,16 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_C, .generation = 1,
 		  .site = FN_MAIN + 0x20, .op = REFCNT_OP__PUT, .other = FN_P + 0x20,
 		  .culprit = FN_W + 0x20 },
+	};
+	static const struct expect exp_over_one_more[] = {
+		{ .kind = REFCNT_FINDING__OVER_RELEASE, .obj = OBJ_A, .generation = 1,
+		  .site = FN_MAIN + 0x28, .op = REFCNT_OP__PUT },
+	};
+	static const struct expect exp_twin_calls[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_H + 0x18, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_H + 0x18, .op = REFCNT_OP__GET },
 	};
 	static const struct expect exp_extra_put[] = {
 		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_A, .generation = 1,
@@ -1253,9 +1289,18 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 			    ARRAY_SIZE(exp_extra_put), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("extra put: why", c.findings[0].why == REFCNT_WHY__ONE_MORE);
 
+	TEST_ASSERT_VAL("over-release, one more: findings",
+			run(over_one_more, ARRAY_SIZE(over_one_more), 0, &c, exp_over_one_more,
+			    ARRAY_SIZE(exp_over_one_more), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("over-release, one more: why", c.findings[0].why == REFCNT_WHY__ONE_MORE);
+
 	TEST_ASSERT_VAL("twin: findings", run(twin, ARRAY_SIZE(twin), 0, &c, exp_twin,
 					      ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("twin: why", c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
+
+	TEST_ASSERT_VAL("twin calls: findings",
+			run(twin_calls, ARRAY_SIZE(twin_calls), 0, &c, exp_twin_calls,
+			    ARRAY_SIZE(exp_twin_calls), &stats) == TEST_OK);
 
 	two_at_once[5].up[0] = FN_W;
 	TEST_ASSERT_VAL("two at once: findings",

@@ -675,23 +675,13 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 			const struct refcnt_event *ev, struct refcnt_step *step)
 {
 	struct refcnt_lifetime *lt = object->live;
+	bool over = !lifetime__count(lt);
 	struct refcnt_ref put;
 	u32 pick = 0;
 	bool own;
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
-	if (!lifetime__count(lt)) {
-		struct refcnt_finding f = {
-			.kind = REFCNT_FINDING__OVER_RELEASE,
-			.why = object__culprit_why(object),
-			.ref = put,
-			.culprit = object->culprit,
-			.has_culprit = object->has_culprit,
-		};
-
-		engine__report(engine, object, &f, object__uncertain(engine, object));
-		step->finding = REFCNT_FINDING__OVER_RELEASE;
-	} else {
+	if (!over) {
 		step->confidence = lifetime__pick(lt, ev, &pick);
 		if (pick == REFSET_NONE) {
 			step->paired = lt->unknown_ref;
@@ -719,6 +709,27 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	}
 	if (step->confidence > REFCNT_PAIR__SAME_CALLER)
 		object__culprit(object, &put, CULPRIT__NOT_ITS_OWN);
+	/* this put may be the likeliest extra one: report after the above */
+	if (over) {
+		bool itself = object->culprit.time == put.time &&
+			      object->culprit.tid == put.tid &&
+			      object->culprit.site == put.site;
+		struct refcnt_finding f = {
+			.kind = REFCNT_FINDING__OVER_RELEASE,
+			.why = object__culprit_why(object),
+			.ref = put,
+		};
+
+		if (object->has_culprit && !itself) {
+			f.culprit = object->culprit;
+			f.has_culprit = true;
+		} else if (object->culprit_level == CULPRIT__NOT_ITS_OWN) {
+			/* releasing nothing is not news: the event is the site */
+			f.why = REFCNT_WHY__EVENT;
+		}
+		engine__report(engine, object, &f, object__uncertain(engine, object));
+		step->finding = REFCNT_FINDING__OVER_RELEASE;
+	}
 	lt->last = put;
 	lt->last_own = own;
 	object->release = put;
@@ -851,8 +862,14 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, lt, ev);
 		ref__from_event(&ref, ev, REFCNT_OP__GET);
+		/*
+		 * At another site of the function: a call that takes one
+		 * reference, made in a loop (add_child() for each node of a
+		 * callchain), repeats its site.
+		 */
 		ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
-			   lt->last.caller == ev->caller && ev->caller;
+			   lt->last.caller == ev->caller && ev->caller &&
+			   ev->site != lt->last.site;
 		lt->last = ref;
 		return lifetime__push(lt, &ref);
 	case REFCNT_OP__PUT:

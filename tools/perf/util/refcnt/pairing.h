@@ -105,9 +105,10 @@ struct refcnt_ref {
 	u64	up[REFCNT_UP_FRAMES];
 	u32	stack;
 	u32	tid;
-	bool	twin;		/* a get that follows one of its function on the
-				 * same object and thread, nothing in between:
-				 * the second of two references one call took
+	bool	twin;		/* a get that follows one at another site of
+				 * its function on the same object and thread,
+				 * nothing in between: the second of two
+				 * references one call took
 				 */
 	u8	op;		/* REFCNT_OP__BORN or __GET for a reference,
 				 * __PUT/__DIES for a release; REFCNT_OP__MAX
