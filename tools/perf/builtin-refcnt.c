@@ -43,6 +43,7 @@
 #include "util/refcnt/probe.h"
 #include "util/refcnt/scan_file.h"
 #include "util/refcnt/spec.h"
+#include "util/refcnt/suppress.h"
 #include "util/refcnt/symbolize.h"
 #include "util/session.h"
 #include "util/symbol.h"
@@ -63,6 +64,8 @@
 #define REFCNT_RECORD_MAX_ARGS	15
 /* the frames of a finding's callchain --stdio shows without -g */
 #define REFCNT_STDIO_FRAMES	5
+/* perf refcnt report --fail-on: a finding of those kinds remains (LSan's exitcode) */
+#define REFCNT_EXIT_FINDINGS	23
 
 static const char * const refcnt_record_usage[] = {
 	"perf refcnt record [<options>] -- <command> [<args>]",
@@ -470,6 +473,8 @@ struct refcnt_report {
 	struct refcnt_scan	scan;		/* at exit; status NOT_RUN if none */
 	char			scan_why[128];	/* why the scan is not used */
 	struct hashmap		*balance;	/* (type, site) -> gets, puts */
+	struct refcnt_suppressions suppressions;
+	const char		*suppressions_path;
 	FILE			*out;		/* of --history steps */
 	event_op4		decompress;	/* perf_session's zstd handler */
 	unsigned long		type_mask;
@@ -740,6 +745,160 @@ static void refcnt__print_scan(const struct refcnt_report *rep)
 		       strsignal(r->signal), "references its interrupted work held are leaks");
 }
 
+#define REFCNT_MAX_FRAMES	128
+
+/*
+ * The functions of callchain @stack, innermost first, in @names (each
+ * REFCNT_FUNC_SZ in @buf), @site's function first when the callchain has
+ * none: the number of them.
+ */
+#define REFCNT_FUNC_SZ		128
+static u32 refcnt__stack_funcs(const struct refcnt_report *rep, const struct refcnt_ref *site,
+			       u32 stack, const char **names, char *buf)
+{
+	u32 nr = min_t(u32, refcnt_sym__stack_nr(&rep->sym, stack), REFCNT_MAX_FRAMES);
+
+	for (u32 i = 0; i < nr; i++)
+		names[i] = refcnt_sym__stack_func(&rep->sym, stack, i, buf + i * REFCNT_FUNC_SZ,
+						  REFCNT_FUNC_SZ);
+	if (!nr)
+		names[nr++] = refcnt_sym__ref_func(&rep->sym, site, buf, REFCNT_FUNC_SZ);
+	return nr;
+}
+
+/* Hide what the suppressions match, callchain by callchain of each row. */
+static int refcnt__suppress(struct refcnt_report *rep)
+{
+	const char **names = calloc(REFCNT_MAX_FRAMES, sizeof(*names));
+	char *buf = malloc(REFCNT_MAX_FRAMES * REFCNT_FUNC_SZ);
+	struct hashmap_entry *cur, *scur, *tmp;
+	size_t bkt, sbkt;
+	int err = 0;
+
+	if (!names || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
+		struct refcnt_group *g = cur->pvalue;
+
+		if (!g->stacks)
+			continue;
+		hashmap__for_each_entry_safe(g->stacks, scur, tmp, sbkt) {
+			u32 stack = scur->key, nr;
+			u64 refs = scur->value;
+			struct refcnt_suppression *sup;
+
+			nr = refcnt__stack_funcs(rep, &g->ref, stack, names, buf);
+			sup = refcnt_suppressions__match(&rep->suppressions, g->kind, names, nr);
+			if (!sup)
+				continue;
+			sup->hits += refs;
+			refcnt_findings__hide(&rep->findings, g, stack, refs);
+		}
+	}
+out:
+	free(names);
+	free(buf);
+	return err;
+}
+
+/* LSan's "Suppressions used:": how many references each one hid. */
+static void refcnt__print_suppressions_used(const struct refcnt_report *rep)
+{
+	const struct refcnt_suppressions *sup = &rep->suppressions;
+	u64 hits = 0;
+
+	if (!rep->suppressions_path)
+		return;
+	for (u32 i = 0; i < sup->nr; i++)
+		hits += sup->s[i].hits;
+	printf("# suppressions of %s: %u, %" PRIu64 " references hidden\n",
+	       rep->suppressions_path, sup->nr, hits);
+	for (u32 i = 0; i < sup->nr; i++) {
+		if (sup->s[i].hits)
+			printf("#   %10" PRIu64 " %s:%s\n", sup->s[i].hits,
+			       refcnt_finding_kind__name(sup->s[i].kind), sup->s[i].pattern);
+	}
+}
+
+/* A suppression line per bug row shown, its kind's name with dashes. */
+static void refcnt__print_gen_suppressions(const struct refcnt_report *rep)
+{
+	char func[256], kind[32];
+
+	printf("# suppressions for the bug rows above (--gen-suppressions)\n");
+	for (u32 i = 0; i < rep->findings.nr; i++) {
+		const struct refcnt_group *g = rep->findings.groups[i];
+
+		if (!refcnt_finding__is_bug(g->kind))
+			continue;
+		snprintf(kind, sizeof(kind), "%s", refcnt_finding_kind__name(g->kind));
+		for (char *c = kind; *c; c++)
+			*c = *c == ' ' ? '-' : *c;
+		printf("%s:%s\n", kind, refcnt_sym__ref_func(&rep->sym, &g->ref, func,
+							     sizeof(func)));
+	}
+}
+
+/* One folded callchain, outermost first, with its references. */
+static void refcnt__print_folded_stack(const struct refcnt_report *rep,
+				       const struct refcnt_ref *site, u32 stack, u64 refs,
+				       const char **names, char *buf)
+{
+	u32 nr = refcnt__stack_funcs(rep, site, stack, names, buf);
+
+	while (nr--)
+		printf("%s%c", names[nr], nr ? ';' : ' ');
+	printf("%" PRIu64 "\n", refs);
+}
+
+/*
+ * --folded: the callchains of the findings of @kinds (a mask of 1 << kind),
+ * one line each, "frame;frame;... references", for flamegraph.pl.
+ */
+static int refcnt__print_folded(const struct refcnt_report *rep, u32 kinds)
+{
+	const char **names = calloc(REFCNT_MAX_FRAMES, sizeof(*names));
+	char *buf = malloc(REFCNT_MAX_FRAMES * REFCNT_FUNC_SZ);
+	struct refcnt_ref none = { .site = 0 };
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!names || !buf) {
+		free(names);
+		free(buf);
+		return -ENOMEM;
+	}
+	for (u32 i = 0; i < rep->findings.nr; i++) {
+		const struct refcnt_group *g = rep->findings.groups[i];
+
+		if (!(kinds & (1U << g->kind)) || !g->stacks)
+			continue;
+		hashmap__for_each_entry(g->stacks, cur, bkt)
+			refcnt__print_folded_stack(rep, &g->ref, cur->key, cur->value, names, buf);
+	}
+	if (kinds & (1U << REFCNT_FINDING__HELD_BY_LEAK)) {
+		hashmap__for_each_entry(rep->findings.held_stacks, cur, bkt)
+			refcnt__print_folded_stack(rep, &none, cur->key, cur->value, names, buf);
+	}
+	free(names);
+	free(buf);
+	return 0;
+}
+
+/* Does a certain finding of @kinds remain? */
+static bool refcnt__findings_of(const struct refcnt_report *rep, u32 kinds)
+{
+	for (u32 i = 0; i < rep->findings.nr; i++) {
+		const struct refcnt_group *g = rep->findings.groups[i];
+
+		if (!g->uncertain && (kinds & (1U << g->kind)))
+			return true;
+	}
+	return false;
+}
+
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 {
 	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
@@ -760,6 +919,9 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	refcnt__fprintf_totals(stdout, rep->findings.totals, false);
 	printf(", uncertain (lost or uncovered events): %" PRIu64 "\n",
 	       rep->findings.uncertain);
+	printf("# outstanding at the end: %" PRIu64 " references %s\n",
+	       rep->findings.outstanding, "(--folded writes their callchains)");
+	refcnt__print_suppressions_used(rep);
 	refcnt__print_engine_counters(st);
 	refcnt__print_scan(rep);
 	printf("#\n");
@@ -1065,6 +1227,7 @@ static void refcnt__report_exit(struct refcnt_report *rep)
 	rep->engine = NULL;
 	refcnt_decoder__exit(&rep->decoder, rep->session ? rep->session->evlist : NULL);
 	refcnt_findings__exit(&rep->findings);
+	refcnt_suppressions__exit(&rep->suppressions);
 	refcnt_sym__exit(&rep->sym);
 	refcnt_scan__exit(&rep->scan);
 	if (rep->session)
@@ -1130,9 +1293,11 @@ static int refcnt__browse(struct refcnt_report *rep)
 static int refcnt__report(int argc, const char **argv)
 {
 	const char *input = REFCNT_DEFAULT_OUTPUT, *types = NULL, *sort = NULL;
-	const char *history = NULL, *field_sep = NULL;
+	const char *history = NULL, *field_sep = NULL, *fail_on = NULL;
 	struct refcnt_report rep = { .out = stdout };
 	bool stdio = false, tui = false, balance = false, scan = true;
+	bool gen_suppressions = false, folded = false;
+	u32 fail_kinds = 0;
 	u64 follow = 0;
 	char bad[64], types_help[128];
 	int ret;
@@ -1153,6 +1318,14 @@ static int refcnt__report(int argc, const char **argv)
 	OPT_BOOLEAN('q', "quiet", &rep.quiet, "findings only, no callchains"),
 	OPT_STRING('x', "field-separator", &field_sep, "separator",
 		   "one line per finding group, fields separated by <separator>"),
+	OPT_STRING(0, "suppressions", &rep.suppressions_path, "file",
+		   "hide the findings that a KIND:PATTERN line of file matches"),
+	OPT_BOOLEAN(0, "gen-suppressions", &gen_suppressions,
+		    "print a suppression line for each bug row shown"),
+	OPT_STRING(0, "fail-on", &fail_on, "kind[,kind...]",
+		   "exit with status 23 if a finding of these kinds remains (bugs: all bug kinds)"),
+	OPT_BOOLEAN(0, "folded", &folded,
+		    "write the callchains of the outstanding references (or --fail-on's) folded"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -1179,13 +1352,34 @@ static int refcnt__report(int argc, const char **argv)
 			return -EINVAL;
 		}
 	}
+	if (fail_on && refcnt_finding_kinds__parse(fail_on, &fail_kinds, bad, sizeof(bad))) {
+		pr_err("Unknown finding kind '%s' in --fail-on: use bugs, or kinds such as leak,double-put,over-release,use-after-put\n",
+		       bad);
+		return -EINVAL;
+	}
+	if (rep.suppressions_path) {
+		int line;
+
+		ret = refcnt_suppressions__read(&rep.suppressions, rep.suppressions_path, &line);
+		if (ret == -EINVAL) {
+			pr_err("%s:%d: not a suppression: write KIND:PATTERN, e.g. leak:thread__find_map\n",
+			       rep.suppressions_path, line);
+		} else if (ret) {
+			pr_err("Cannot read suppressions %s: %s\n", rep.suppressions_path,
+			       strerror(-ret));
+		}
+		if (ret) {
+			refcnt_suppressions__exit(&rep.suppressions);
+			return ret;
+		}
+	}
 	if (refcnt_findings__init(&rep.findings, sort)) {
 		pr_err("Unknown --sort '%s': use keys of type, site, object, comm\n", sort);
 		return -EINVAL;
 	}
 
 	/* as perf report: the TUI on a terminal, else (or without slang) stdio */
-	if (stdio || history || balance || field_sep)
+	if (stdio || history || balance || field_sep || folded || gen_suppressions)
 		use_browser = 0;
 	else if (tui)
 		use_browser = 1;
@@ -1215,22 +1409,35 @@ static int refcnt__report(int argc, const char **argv)
 		ret = refcnt__print_balance(&rep);
 		goto out;
 	}
-	ret = refcnt_findings__sort(&rep.findings);
+	ret = rep.suppressions.nr ? refcnt__suppress(&rep) : 0;
+	if (!ret)
+		ret = refcnt_findings__sort(&rep.findings);
 	if (ret)
 		goto out;
 	if (use_browser == 1) {
 		ret = refcnt__browse(&rep);
-		goto out;
-	}
-	if (field_sep) {
+	} else if (folded) {
+		u32 outstanding = 0;
+
+		for (int k = 0; k < REFCNT_FINDING__MAX; k++) {
+			if (refcnt_finding__outstanding(k))
+				outstanding |= 1U << k;
+		}
+		ret = refcnt__print_folded(&rep, fail_kinds ?: outstanding);
+		refcnt__warn_missed(&rep);
+	} else if (field_sep) {
 		refcnt__print_findings_sep(&rep, field_sep);
 		refcnt__warn_missed(&rep);
-		goto out;
+	} else {
+		if (!rep.quiet)
+			refcnt__print_header(&rep, input);
+		refcnt__print_findings(&rep);
+		if (gen_suppressions)
+			refcnt__print_gen_suppressions(&rep);
+		refcnt__warn_missed(&rep);
 	}
-	if (!rep.quiet)
-		refcnt__print_header(&rep, input);
-	refcnt__print_findings(&rep);
-	refcnt__warn_missed(&rep);
+	if (!ret && fail_kinds && refcnt__findings_of(&rep, fail_kinds))
+		ret = REFCNT_EXIT_FINDINGS;
 out:
 	refcnt__report_exit(&rep);
 	return ret;

@@ -3,12 +3,15 @@
  * perf test refcnt: grouping findings for the report (util/refcnt/findings.c):
  * one row per sort key, however many findings share it.
  */
+#include <errno.h>
+#include <string.h>
 #include <linux/kernel.h>
 
 #include "tests.h"
 #include "debug.h"
 #include "refcnt-tests.h"
 #include "util/refcnt/findings.h"
+#include "util/refcnt/suppress.h"
 
 #define FINDINGS_SITES	40
 #define FINDINGS_EACH	25
@@ -52,4 +55,89 @@ int test__refcnt_findings_groups(struct test_suite *test __maybe_unused,
 out:
 	refcnt_findings__exit(&f);
 	return ret;
+}
+
+/*
+ * Suppressions (util/refcnt/suppress.c): the file's lines, what they
+ * match, and the references they hide from a group, callchain by
+ * callchain: a group left with none is no row.
+ */
+int test__refcnt_findings_suppressions(struct test_suite *test __maybe_unused,
+				       int subtest __maybe_unused)
+{
+	static const char text[] = "# understood\nleak:thread__*\n\n"
+				   "  double-put : hist_entry__delete  # a comment\n";
+	static const char * const leak_frames[] = { "maps__get", "thread__find_map",
+						    "add_callchain_ip" };
+	static const char * const put_frames[] = { "map__put", "hist_entry__delete" };
+	struct refcnt_suppressions sup = { .s = NULL };
+	struct refcnt_findings f;
+	struct refcnt_group *a;
+	char bad[32];
+	u32 mask;
+	int line;
+
+	TEST_ASSERT_EQUAL("parse", refcnt_suppressions__parse(&sup, text, &line), 0);
+	TEST_ASSERT_EQUAL("two lines", (int)sup.nr, 2);
+	TEST_ASSERT_VAL("leak", sup.s[0].kind == REFCNT_FINDING__LEAK);
+	TEST_ASSERT_VAL("double put", sup.s[1].kind == REFCNT_FINDING__DOUBLE_PUT &&
+			!strcmp(sup.s[1].pattern, "hist_entry__delete"));
+	TEST_ASSERT_VAL("a leak frame matches",
+			refcnt_suppressions__match(&sup, REFCNT_FINDING__LEAK, leak_frames,
+						   ARRAY_SIZE(leak_frames)) == &sup.s[0]);
+	TEST_ASSERT_VAL("of its kind only",
+			!refcnt_suppressions__match(&sup, REFCNT_FINDING__DOUBLE_PUT, leak_frames,
+						    ARRAY_SIZE(leak_frames)));
+	TEST_ASSERT_VAL("a double put frame matches",
+			refcnt_suppressions__match(&sup, REFCNT_FINDING__DOUBLE_PUT, put_frames,
+						   ARRAY_SIZE(put_frames)) == &sup.s[1]);
+	refcnt_suppressions__exit(&sup);
+
+	TEST_ASSERT_VAL("no colon", refcnt_suppressions__parse(&sup, "\nleak thread", &line) ==
+			-EINVAL && line == 2);
+	TEST_ASSERT_VAL("no such kind", refcnt_suppressions__parse(&sup, "lek:x", &line) ==
+			-EINVAL && line == 1);
+	TEST_ASSERT_VAL("no pattern", refcnt_suppressions__parse(&sup, "leak:", &line) ==
+			-EINVAL);
+	refcnt_suppressions__exit(&sup);
+
+	TEST_ASSERT_VAL("bugs", !refcnt_finding_kinds__parse("bugs", &mask, bad, sizeof(bad)) &&
+			mask == ((1U << REFCNT_FINDING__LEAK) |
+				 (1U << REFCNT_FINDING__OVER_RELEASE) |
+				 (1U << REFCNT_FINDING__DOUBLE_PUT) |
+				 (1U << REFCNT_FINDING__USE_AFTER_PUT)));
+	TEST_ASSERT_VAL("kinds", !refcnt_finding_kinds__parse("leak, use_after_put", &mask, bad,
+							      sizeof(bad)) &&
+			mask == ((1U << REFCNT_FINDING__LEAK) |
+				 (1U << REFCNT_FINDING__USE_AFTER_PUT)));
+	TEST_ASSERT_VAL("bad kind", refcnt_finding_kinds__parse("leak,leek", &mask, bad,
+								sizeof(bad)) == -EINVAL &&
+			!strcmp(bad, "leek"));
+
+	/* site 0x10: callchains 1, 1, 2; site 0x20: callchain 3 */
+	TEST_ASSERT_EQUAL("init", refcnt_findings__init(&f, NULL), 0);
+	for (int i = 0; i < 4; i++) {
+		struct refcnt_finding finding = {
+			.kind = REFCNT_FINDING__LEAK,
+			.obj = 0x1000 + i * 0x100,
+			.space = 1,
+			.generation = 1,
+			.ref = { .site = i < 3 ? 0x10 : 0x20, .stack = i < 2 ? 1 : i,
+				 .op = REFCNT_OP__GET },
+		};
+
+		TEST_ASSERT_EQUAL("add", refcnt_findings__add(&f, &finding, NULL), 0);
+	}
+	TEST_ASSERT_EQUAL("sort", refcnt_findings__sort(&f), 0);
+	TEST_ASSERT_EQUAL("two rows", (int)f.nr, 2);
+	a = f.groups[0];
+	TEST_ASSERT_VAL("site 0x10 first", a->ref.site == 0x10 && a->refs == 3);
+	refcnt_findings__hide(&f, a, 1, 2);
+	TEST_ASSERT_VAL("one left, its callchain shown", a->refs == 1 && a->ref.stack == 2);
+	refcnt_findings__hide(&f, f.groups[1], 3, 1);
+	TEST_ASSERT_VAL("totals", f.totals[REFCNT_FINDING__LEAK] == 1 && f.outstanding == 1);
+	TEST_ASSERT_EQUAL("sort", refcnt_findings__sort(&f), 0);
+	TEST_ASSERT_VAL("the hidden row is gone", f.nr == 1 && f.groups[0] == a);
+	refcnt_findings__exit(&f);
+	return TEST_OK;
 }

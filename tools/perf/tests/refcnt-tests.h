@@ -35,6 +35,7 @@ int test__refcnt_scan_heaps(struct test_suite *test, int subtest);
 
 /* tests/refcnt-findings.c: grouping findings for the report */
 int test__refcnt_findings_groups(struct test_suite *test, int subtest);
+int test__refcnt_findings_suppressions(struct test_suite *test, int subtest);
 
 /* tests/refcnt-zstd.c: a compressed recording keeps its end */
 int test__refcnt_zstd_end(struct test_suite *test, int subtest);

@@ -106,6 +106,8 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",
 		  refcnt_scan_heaps),
 	TEST_CASE("refcnt findings: one group per sort key", refcnt_findings_groups),
+	TEST_CASE("refcnt findings: suppressions hide what they match",
+		  refcnt_findings_suppressions),
 	TEST_CASE("refcnt record: a compressed push leaves nothing in the stream",
 		  refcnt_zstd_end),
 	{ .name = NULL, }

@@ -80,7 +80,26 @@ int refcnt_findings__init(struct refcnt_findings *f, const char *sort)
 	if (IS_ERR(f->map))
 		return PTR_ERR(f->map);
 	f->leaked = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
-	return IS_ERR(f->leaked) ? PTR_ERR(f->leaked) : 0;
+	if (IS_ERR(f->leaked))
+		return PTR_ERR(f->leaked);
+	f->held_stacks = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	return IS_ERR(f->held_stacks) ? PTR_ERR(f->held_stacks) : 0;
+}
+
+/* One more reference with callchain @stack in @map (created on first use). */
+static int stacks__add(struct hashmap **map, u32 stack)
+{
+	long refs = 0;
+
+	if (!*map) {
+		*map = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+		if (IS_ERR(*map)) {
+			*map = NULL;
+			return -ENOMEM;
+		}
+	}
+	hashmap__find(*map, stack, &refs);
+	return hashmap__set(*map, stack, refs + 1, NULL, NULL) ? -ENOMEM : 0;
 }
 
 void refcnt_findings__exit(struct refcnt_findings *f)
@@ -90,12 +109,18 @@ void refcnt_findings__exit(struct refcnt_findings *f)
 
 	if (!IS_ERR_OR_NULL(f->map)) {
 		hashmap__for_each_entry(f->map, cur, bkt) {
+			struct refcnt_group *g = cur->pvalue;
+
+			hashmap__free(g->stacks);
 			free((void *)cur->key);
-			free(cur->pvalue);
+			free(g);
 		}
 		hashmap__free(f->map);
 	}
 	f->map = NULL;
+	if (!IS_ERR_OR_NULL(f->held_stacks))
+		hashmap__free(f->held_stacks);
+	f->held_stacks = NULL;
 	if (!IS_ERR_OR_NULL(f->leaked)) {
 		hashmap__for_each_entry(f->leaked, cur, bkt)
 			free((void *)cur->key);
@@ -103,6 +128,13 @@ void refcnt_findings__exit(struct refcnt_findings *f)
 	}
 	f->leaked = NULL;
 	zfree(&f->groups);
+}
+
+bool refcnt_finding__outstanding(enum refcnt_finding_kind kind)
+{
+	return kind == REFCNT_FINDING__LEAK || kind == REFCNT_FINDING__OWNED_AT_EXIT ||
+	       kind == REFCNT_FINDING__HELD_BY_LEAK ||
+	       kind == REFCNT_FINDING__STILL_REFERENCED;
 }
 
 bool refcnt_finding__is_bug(enum refcnt_finding_kind kind)
@@ -144,6 +176,8 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		f->uncertain++;
 	else
 		f->totals[finding->kind]++;
+	if (refcnt_finding__outstanding(finding->kind))
+		f->outstanding++;
 
 	/* held by a leaked object: told under that object's leak */
 	if (finding->kind == REFCNT_FINDING__HELD_BY_LEAK) {
@@ -157,7 +191,7 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 				g->held_objects++;
 				g->held_last_obj = finding->obj;
 			}
-			return 0;
+			return stacks__add(&f->held_stacks, site->stack);
 		}
 	}
 
@@ -207,6 +241,8 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		}
 	}
 	g->refs++;
+	if (stacks__add(&g->stacks, site->stack))
+		return -ENOMEM;
 	if (g->last_obj != finding->obj || g->last_space != finding->space ||
 	    g->last_gen != finding->generation) {
 		g->objects++;
@@ -265,8 +301,45 @@ int refcnt_findings__sort(struct refcnt_findings *f)
 	f->groups = calloc(f->nr ?: 1, sizeof(*f->groups));
 	if (!f->groups)
 		return -ENOMEM;
-	hashmap__for_each_entry(f->map, cur, bkt)
-		f->groups[n++] = cur->pvalue;
+	hashmap__for_each_entry(f->map, cur, bkt) {
+		const struct refcnt_group *g = cur->pvalue;
+
+		if (g->refs)
+			f->groups[n++] = cur->pvalue;
+	}
+	f->nr = n;
 	qsort(f->groups, f->nr, sizeof(*f->groups), group__cmp);
 	return 0;
+}
+
+void refcnt_findings__hide(struct refcnt_findings *f, struct refcnt_group *g, u32 stack,
+			   u64 refs)
+{
+	struct hashmap_entry *cur;
+	long left = 0, most = 0;
+	size_t bkt;
+
+	refs = min(refs, g->refs);
+	hashmap__find(g->stacks, stack, &left);
+	left -= min_t(u64, left, refs);
+	if (left)
+		hashmap__set(g->stacks, stack, left, NULL, NULL);
+	else
+		hashmap__delete(g->stacks, stack, NULL, NULL);
+	g->refs -= refs;
+	if (g->uncertain)
+		f->uncertain -= min(f->uncertain, refs);
+	else
+		f->totals[g->kind] -= min(f->totals[g->kind], refs);
+	if (refcnt_finding__outstanding(g->kind))
+		f->outstanding -= min(f->outstanding, refs);
+	if (stack != g->ref.stack || !g->stacks)
+		return;
+	/* the callchain shown is gone: show the one with most references left */
+	hashmap__for_each_entry(g->stacks, cur, bkt) {
+		if (cur->value > most) {
+			most = cur->value;
+			g->ref.stack = cur->key;
+		}
+	}
 }

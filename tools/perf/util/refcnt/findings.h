@@ -39,6 +39,8 @@ struct refcnt_group {
 	int		expected, live;	/* mismatch: of the first */
 	/* leak: references on objects only it reaches (held by a leak) */
 	u64		held_refs, held_objects, held_last_obj;
+	/* the callchains of its references: stack id -> references */
+	struct hashmap	*stacks;
 };
 
 struct refcnt_findings {
@@ -50,6 +52,10 @@ struct refcnt_findings {
 	bool			sort_by[REFCNT_SORT__MAX];
 	u64			totals[REFCNT_FINDING__MAX];	/* certain, per kind */
 	u64			uncertain;
+	/* references alive at the end, certain or not (outstanding__is()) */
+	u64			outstanding;
+	/* those held by a leak, told under its row: stack id -> references */
+	struct hashmap		*held_stacks;
 };
 
 /* @sort: "type,site,object,comm" keys that make a group, NULL for type,site */
@@ -65,6 +71,16 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 
 /* Sort the groups: bugs first, then by references, objects and site. */
 int refcnt_findings__sort(struct refcnt_findings *f);
+
+/*
+ * Hide @refs references of @g whose callchain is @stack (the group is
+ * left with none: it is no longer one of the groups sorted)
+ */
+void refcnt_findings__hide(struct refcnt_findings *f, struct refcnt_group *g, u32 stack,
+			   u64 refs);
+
+/* Is a finding of @kind a reference alive at the end: leaked, owned, held, referenced? */
+bool refcnt_finding__outstanding(enum refcnt_finding_kind kind);
 
 /* Is a finding of @kind a bug: a leak, an over-release, a double put, a use after put? */
 bool refcnt_finding__is_bug(enum refcnt_finding_kind kind);

@@ -155,3 +155,20 @@ void refcnt_sym__fprintf_stack(FILE *fp, const struct refcnt_symbolizer *s, u32 
 	if (stack->nr > max)
 		fprintf(fp, "%s   ... %u more frames (-g shows them)\n", indent, stack->nr - max);
 }
+
+u32 refcnt_sym__stack_nr(const struct refcnt_symbolizer *s, u32 id)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(s->stacks, id);
+
+	return stack ? stack->nr : 0;
+}
+
+const char *refcnt_sym__stack_func(const struct refcnt_symbolizer *s, u32 id, u32 i,
+				   char *buf, size_t sz)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(s->stacks, id);
+
+	if (!stack || i >= stack->nr)
+		return NULL;
+	return refcnt_sym__addr_func(s, stack->space, stack->ips[i], i > 0, buf, sz);
+}

@@ -76,4 +76,14 @@ const char *refcnt_sym__ref_func(const struct refcnt_symbolizer *s, const struct
 void refcnt_sym__fprintf_stack(FILE *fp, const struct refcnt_symbolizer *s, u32 id,
 			       const char *indent, u32 max);
 
+/* The number of frames of callchain @id, 0 if there is none. */
+u32 refcnt_sym__stack_nr(const struct refcnt_symbolizer *s, u32 id);
+
+/*
+ * The function of frame @i (0: the innermost) of callchain @id in @buf,
+ * its address if it has no symbol; NULL past its last frame.
+ */
+const char *refcnt_sym__stack_func(const struct refcnt_symbolizer *s, u32 id, u32 i,
+				   char *buf, size_t sz);
+
 #endif /* __PERF_REFCNT_SYMBOLIZE_H */
