@@ -9,7 +9,11 @@
 # it, and make rebuilds what the patch touches (an object file or two and
 # the link). The clean trees are never written. The variant then runs a
 # real perf command under perf refcnt record, and the report's top bug row
-# must name the variant's function, type and kind.
+# must name the variant's function, type and kind. So must the first bug
+# row of perf refcnt diff of the clean perf's recording and the variant's:
+# two builds of perf on the same command, compared by names. The first
+# function of the diff's balance (the most changed references per call) is
+# shown beside it.
 #
 # A variant's header (before its diff) says what to run and what to find:
 #   Audit: report | script | annotate | stat | top
@@ -140,8 +144,22 @@ fi
 
 pass=0
 failed=0
+diff_top=()
 start=$SECONDS
 declare -A clean_done
+# diff_rows NAME COMMAND: the first bug row of perf refcnt diff of the
+# clean perf's recording of COMMAND and NAME's, "kind type site", then the
+# first function of its balance
+diff_rows() {
+	local d=$out/$1/diff
+
+	"$perf" refcnt diff -x, "$out/clean-$2/refcnt.data" "$out/$1/refcnt.data" \
+		> "$d" 2> "$d.err" || { echo "- -"; return; }
+	awk -F, '$1 == "finding" && $2 != "gone" && ($3 == "leak" || $3 == "over-release" ||
+		 $3 == "double put" || $3 == "use after put") { print $3 " " $4 " " $5; exit }' "$d"
+	awk -F, '$1 == "balance" { print $4; exit }' "$d"
+}
+
 printf '%-34s %-9s %-48s %5s %6s %s\n' variant audit "top bug row" rank secs result
 for patch in "${variants[@]}"; do
 	name=$(basename "$patch" .patch)
@@ -173,9 +191,16 @@ for patch in "${variants[@]}"; do
 			result=FAIL
 			echo "    $name: the top row holds no object held by a leak"
 		fi
+		mapfile -t diff_top < <(diff_rows "$name" "$command")
+		[ "${diff_top[0]:-}" = "$want_kind $want_type $want_func" ] || result=FAIL
 	fi
 	printf '%-34s %-9s %-48s %5s %6s %s\n' "$name" "$command" "${top_row:--}" "$rank" \
 		$((SECONDS - t0)) "$result"
+	if [ ${#diff_top[@]} -gt 0 ]; then
+		printf '%-34s %-9s %-48s %s\n' "  diff with clean" "" "${diff_top[0]:--}" \
+			"balance: ${diff_top[1]:--}"
+	fi
+	diff_top=()
 	[ "$result" = pass ] || echo "    wanted: $want_kind $want_type $want_func"
 	if [ "$result" = pass ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
 done

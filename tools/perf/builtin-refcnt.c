@@ -6,6 +6,7 @@
  *
  *   perf refcnt record [<options>] -- <command>
  *   perf refcnt report [<options>]
+ *   perf refcnt diff [<options>] <base.data> <new.data>
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +35,7 @@
 #include "util/machine.h"
 #include "util/map.h"
 #include "util/refcnt/decode.h"
+#include "util/refcnt/diff.h"
 #include "util/refcnt/exit_scan.h"
 #include "util/refcnt/findings.h"
 #include "util/refcnt/hash.h"
@@ -46,6 +48,7 @@
 #include "util/refcnt/suppress.h"
 #include "util/refcnt/symbolize.h"
 #include "util/session.h"
+#include "util/strbuf.h"
 #include "util/symbol.h"
 #include "util/thread.h"
 #include "util/tool.h"
@@ -1443,13 +1446,341 @@ out:
 	return ret;
 }
 
+static const char * const refcnt_diff_usage[] = {
+	"perf refcnt diff [<options>] [<base.data> <new.data>]",
+	NULL
+};
+
+/* The folded callchain of @stack, outermost first, in @chain. */
+static int refcnt__fold_stack(const struct refcnt_report *rep, const struct refcnt_ref *site,
+			      u32 stack, const char **names, char *buf, struct strbuf *chain)
+{
+	u32 nr = refcnt__stack_funcs(rep, site, stack, names, buf);
+	int err = strbuf_setlen(chain, 0);
+
+	while (nr-- && !err) {
+		err = strbuf_addstr(chain, names[nr]);
+		if (nr && !err)
+			err = strbuf_addch(chain, ';');
+	}
+	return err;
+}
+
+/*
+ * A replayed recording by names: its findings per kind, type, site function
+ * and folded callchain, and its balance per type and function.
+ */
+static int refcnt__summarize(const struct refcnt_report *rep, struct refcnt_summary *s)
+{
+	const char **names = calloc(REFCNT_MAX_FRAMES, sizeof(*names));
+	char *buf = malloc(REFCNT_MAX_FRAMES * REFCNT_FUNC_SZ);
+	struct strbuf chain = STRBUF_INIT;
+	struct hashmap_entry *cur, *scur;
+	char site[REFCNT_FUNC_SZ];
+	size_t bkt, sbkt;
+	int err = 0;
+
+	if (!names || !buf) {
+		err = -ENOMEM;
+		goto out;
+	}
+	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
+		const struct refcnt_group *g = cur->pvalue;
+
+		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
+		if (!g->stacks) {
+			err = g->refs ? refcnt_summary__add_finding(s, g->kind, g->type,
+					g->uncertain, site, "", g->refs) : 0;
+			if (err)
+				goto out;
+			continue;
+		}
+		hashmap__for_each_entry(g->stacks, scur, sbkt) {
+			err = refcnt__fold_stack(rep, &g->ref, scur->key, names, buf, &chain) ?:
+			      refcnt_summary__add_finding(s, g->kind, g->type, g->uncertain, site,
+							  chain.buf, scur->value);
+			if (err)
+				goto out;
+		}
+	}
+	hashmap__for_each_entry(rep->balance, cur, bkt) {
+		const struct refcnt_balance *b = cur->pvalue;
+
+		refcnt_sym__addr_func(&rep->sym, b->space, b->site, false, site, sizeof(site));
+		err = refcnt_summary__add_site(s, b->type, site, b->gets, b->puts);
+		if (err)
+			goto out;
+	}
+out:
+	strbuf_release(&chain);
+	free(names);
+	free(buf);
+	return err;
+}
+
+/* Replay @input and summarize it in @s. */
+static int refcnt__diff_side(const char *input, unsigned long type_mask, bool no_scan,
+			     struct refcnt_summary *s)
+{
+	struct refcnt_report rep = { .out = stdout, .type_mask = type_mask, .no_scan = no_scan };
+	int ret;
+
+	ret = refcnt_summary__init(s);
+	if (!ret)
+		ret = refcnt_findings__init(&rep.findings, NULL);
+	if (ret)
+		return ret;
+	rep.balance = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(rep.balance)) {
+		rep.balance = NULL;
+		ret = -ENOMEM;
+	}
+	if (!ret)
+		ret = refcnt__replay(&rep, input, 0);
+	if (!ret)
+		ret = refcnt__summarize(&rep, s);
+	if (!ret)
+		refcnt__warn_missed(&rep);
+	refcnt__report_exit(&rep);
+	return ret;
+}
+
+struct refcnt_frame {
+	const char	*name;
+	int		len;
+};
+
+/* The frames of a folded callchain, innermost first: how many. */
+static u32 refcnt__chain_frames(const char *chain, struct refcnt_frame *frames)
+{
+	const char *end = chain + strlen(chain);
+	u32 nr = 0;
+
+	while (end > chain && nr < REFCNT_MAX_FRAMES) {
+		const char *start = end;
+
+		while (start > chain && start[-1] != ';')
+			start--;
+		frames[nr].name = start;
+		frames[nr++].len = end - start;
+		end = start > chain ? start - 1 : chain;
+	}
+	return nr;
+}
+
+/* How many innermost frames @a and @b have in common. */
+static u32 refcnt__common_frames(const struct refcnt_frame *a, u32 na,
+				 const struct refcnt_frame *b, u32 nb)
+{
+	u32 i;
+
+	for (i = 0; i < na && i < nb; i++) {
+		if (a[i].len != b[i].len || strncmp(a[i].name, b[i].name, a[i].len))
+			break;
+	}
+	return i;
+}
+
+/*
+ * The callchains of row @g, each with its references in base and new
+ * when it has several, innermost frame first: @max frames, or as many as
+ * tell it apart from the others of its row.
+ */
+static int refcnt__print_diff_chains(const struct refcnt_diff *d,
+				     const struct refcnt_diff_group *g, u32 max)
+{
+	struct refcnt_frame *frames = calloc(REFCNT_MAX_FRAMES * 2, sizeof(*frames));
+	struct refcnt_frame *other = frames + REFCNT_MAX_FRAMES;
+	const char *indent = g->nr > 1 ? "                " : "            ";
+
+	if (!frames)
+		return -ENOMEM;
+	for (u32 i = g->first; i < g->first + g->nr; i++) {
+		const struct refcnt_diff_finding *r = &d->findings[i];
+		const struct refcnt_summary_finding *f = r->new ?: r->base;
+		u32 nr = refcnt__chain_frames(f->chain, frames), show = max;
+
+		for (u32 j = g->first; j < g->first + g->nr; j++) {
+			const struct refcnt_summary_finding *o = d->findings[j].new ?:
+								 d->findings[j].base;
+			u32 no = refcnt__chain_frames(o->chain, other);
+
+			if (j != i)
+				show = max(show, refcnt__common_frames(frames, nr, other, no) + 1);
+		}
+		if (g->nr > 1)
+			printf("            %+" PRId64 " (%" PRIu64 " -> %" PRIu64 "):\n", r->delta,
+			       r->base ? r->base->refs : 0, r->new ? r->new->refs : 0);
+		for (u32 k = 0; k < nr && k < show; k++)
+			printf("%s%.*s\n", indent, frames[k].len, frames[k].name);
+	}
+	free(frames);
+	return 0;
+}
+
+static int refcnt__print_diff_findings(const struct refcnt_diff *d, bool rows_only, u32 max)
+{
+	printf("# %8s %8s %8s  %-7s  %-8s %-24s %s\n", "Baseline", "New", "Delta", "Status",
+	       "Type", "Finding", "Site");
+	printf("# %8s %8s %8s  %-7s  %-8s %-24s %s\n", "........", "...", ".....", "......",
+	       "....", ".......", "....");
+	for (u32 i = 0; i < d->nr_groups; i++) {
+		const struct refcnt_diff_group *g = &d->groups[i];
+		char label[40];
+
+		snprintf(label, sizeof(label), "%s%s", refcnt_finding_kind__name(g->key->kind),
+			 g->key->uncertain ? " (uncertain)" : "");
+		printf("  %8" PRIu64 " %8" PRIu64 " %+8" PRId64 "  %-7s  %-8s %-24s %s\n",
+		       g->base, g->new, (s64)g->new - (s64)g->base,
+		       refcnt_diff_status__name(g->status), refcnt_type_specs[g->key->type].name,
+		       label, g->key->site);
+		if (rows_only)
+			continue;
+		if (refcnt__print_diff_chains(d, g, max))
+			return -ENOMEM;
+		printf("\n");
+	}
+	return 0;
+}
+
+static void refcnt__print_diff_balance(const struct refcnt_diff *d)
+{
+	printf("# %8s %16s %21s %21s %21s  %-8s %s\n", "Net/call", "base -> new",
+	       "Gets base -> new", "Puts base -> new", "Calls base -> new", "Type", "Function");
+	for (u32 i = 0; i < d->nr_balance; i++) {
+		const struct refcnt_diff_balance *r = &d->balance[i];
+		const struct refcnt_summary_balance *b = r->new ?: r->base;
+		const struct refcnt_summary_balance none = { .type = 0 };
+		const struct refcnt_summary_balance *o = r->base ?: &none, *n = r->new ?: &none;
+
+		printf("  %+8.2f %7.2f -> %5.2f %9" PRIu64 " -> %-8" PRIu64 " %9" PRIu64
+		       " -> %-8" PRIu64 " %9" PRIu64 " -> %-8" PRIu64 "  %-8s %s\n",
+		       r->new_per_call - r->base_per_call, r->base_per_call, r->new_per_call,
+		       o->gets, n->gets, o->puts, n->puts, o->calls, n->calls,
+		       refcnt_type_specs[b->type].name, b->func);
+	}
+}
+
+/* -x: a callchain of a row, as refcnt__print_diff_sep() says */
+static void refcnt__print_diff_chain_sep(const struct refcnt_diff_finding *r, const char *sep)
+{
+	const struct refcnt_summary_finding *f = r->new ?: r->base;
+
+	printf("finding%s%s%s%s%s%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%" PRId64 "%s%s\n",
+	       sep, refcnt_diff_status__name(r->status), sep,
+	       refcnt_finding_kind__name(f->kind), sep, refcnt_type_specs[f->type].name,
+	       sep, f->site, sep, r->base ? r->base->refs : 0, sep,
+	       r->new ? r->new->refs : 0, sep, r->delta, sep, f->chain);
+}
+
+/*
+ * -x: a line per row, its first field what it is. "finding", status, kind,
+ * type, site function, references in base and new, delta, the folded
+ * callchain; "balance", status, type, function, gets, puts and calls in
+ * base, then in new, net references per call in base and new.
+ */
+static void refcnt__print_diff_sep(const struct refcnt_diff *d, const char *sep)
+{
+	for (u32 i = 0; i < d->nr_groups; i++) {
+		for (u32 c = d->groups[i].first; c < d->groups[i].first + d->groups[i].nr; c++)
+			refcnt__print_diff_chain_sep(&d->findings[c], sep);
+	}
+	for (u32 i = 0; i < d->nr_balance; i++) {
+		const struct refcnt_diff_balance *r = &d->balance[i];
+		const struct refcnt_summary_balance *b = r->new ?: r->base;
+		const struct refcnt_summary_balance none = { .type = 0 };
+		const struct refcnt_summary_balance *o = r->base ?: &none, *n = r->new ?: &none;
+
+		printf("balance%s%s%s%s%s%s", sep, refcnt_diff_status__name(r->status), sep,
+		       refcnt_type_specs[b->type].name, sep, b->func);
+		printf("%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64
+		       "%s%.2f%s%.2f\n", sep, o->gets, sep, o->puts, sep, o->calls, sep, n->gets,
+		       sep, n->puts, sep, n->calls, sep, r->base_per_call, sep, r->new_per_call);
+	}
+}
+
+/*
+ * perf refcnt diff: what changed from one recording to another, two builds
+ * of perf running the same command, or one build on two inputs.
+ */
+static int refcnt__diff(int argc, const char **argv)
+{
+	const char *base = REFCNT_DEFAULT_OUTPUT ".old", *new = REFCNT_DEFAULT_OUTPUT;
+	const char *types = NULL, *field_sep = NULL;
+	struct refcnt_summary sb = { NULL }, sn = { NULL };
+	struct refcnt_diff d = { NULL };
+	bool stdio = true, scan = true, rows_only = false, full_callchain = false;
+	unsigned long type_mask;
+	char bad[64], types_help[128];
+	int ret;
+	const struct option options[] = {
+	OPT_BOOLEAN(0, "stdio", &stdio, "use the stdio interface (the only one)"),
+	OPT_STRING('t', "type", &types, "type[,type...]", types_help),
+	OPT_BOOLEAN(0, "scan", &scan,
+		    "use the recordings' scans at exit (default: on; off: leaks are gets left)"),
+	OPT_BOOLEAN('g', "call-graph", &full_callchain, "show whole callchains"),
+	OPT_BOOLEAN('q', "quiet", &rows_only, "rows only, no callchains"),
+	OPT_STRING('x', "field-separator", &field_sep, "separator",
+		   "one line per row, fields separated by <separator>"),
+	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
+	OPT_END()
+	};
+
+	snprintf(types_help, sizeof(types_help), "only these types: %s",
+		 refcnt_type_specs__names());
+	argc = parse_options(argc, argv, options, refcnt_diff_usage, 0);
+	if (argc == 2) {
+		base = argv[0];
+		new = argv[1];
+	} else if (argc) {
+		pr_err("perf refcnt diff takes two recordings, the baseline then the new one, or none for %s.old and %s\n",
+		       REFCNT_DEFAULT_OUTPUT, REFCNT_DEFAULT_OUTPUT);
+		return -EINVAL;
+	}
+	if (refcnt_type_specs__parse(types, &type_mask, bad, sizeof(bad))) {
+		pr_err("Unknown refcount type '%s': use one of %s\n", bad,
+		       refcnt_type_specs__names());
+		return -EINVAL;
+	}
+
+	ret = refcnt__diff_side(base, type_mask, !scan, &sb);
+	if (!ret)
+		ret = refcnt__diff_side(new, type_mask, !scan, &sn);
+	if (!ret)
+		ret = refcnt_diff__compute(&d, &sb, &sn);
+	if (ret)
+		goto out;
+
+	if (field_sep) {
+		refcnt__print_diff_sep(&d, field_sep);
+		goto out;
+	}
+	printf("# perf refcnt diff of %s (baseline) and %s\n", base, new);
+	printf("# findings: %u new, %u changed, %u gone\n", d.nr[REFCNT_DIFF__NEW],
+	       d.nr[REFCNT_DIFF__CHANGED], d.nr[REFCNT_DIFF__GONE]);
+	printf("#\n");
+	ret = refcnt__print_diff_findings(&d, rows_only,
+					  full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES);
+	if (ret)
+		goto out;
+	printf("#\n# balance: %u functions whose references changed, %s\n", d.nr_balance,
+	       "the most changed per call first (calls: the most events at one of its sites)");
+	printf("#\n");
+	refcnt__print_diff_balance(&d);
+out:
+	refcnt_diff__exit(&d);
+	refcnt_summary__exit(&sb);
+	refcnt_summary__exit(&sn);
+	return ret;
+}
+
 /* filled by parse_options_subcommand() from the subcommand list */
 static const char *refcnt_usage[2];
 
 int cmd_refcnt(int argc, const char **argv)
 {
 	static const char * const refcnt_subcommands[] = {
-		"record", "report", NULL
+		"record", "report", "diff", NULL
 	};
 	const struct option refcnt_options[] = {
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
@@ -1467,6 +1798,8 @@ int cmd_refcnt(int argc, const char **argv)
 		ret = refcnt__record(argc, argv);
 	else if (strlen(argv[0]) > 2 && strstarts("report", argv[0]))
 		ret = refcnt__report(argc, argv);
+	else if (!strcmp(argv[0], "diff"))
+		ret = refcnt__diff(argc, argv);
 	else
 		usage_with_options(refcnt_usage, refcnt_options);
 

@@ -37,6 +37,9 @@ int test__refcnt_scan_heaps(struct test_suite *test, int subtest);
 int test__refcnt_findings_groups(struct test_suite *test, int subtest);
 int test__refcnt_findings_suppressions(struct test_suite *test, int subtest);
 
+/* tests/refcnt-diff.c: perf refcnt diff's comparison of two recordings */
+int test__refcnt_diff(struct test_suite *test, int subtest);
+
 /* tests/refcnt-zstd.c: a compressed recording keeps its end */
 int test__refcnt_zstd_end(struct test_suite *test, int subtest);
 

@@ -108,6 +108,8 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt findings: one group per sort key", refcnt_findings_groups),
 	TEST_CASE("refcnt findings: suppressions hide what they match",
 		  refcnt_findings_suppressions),
+	TEST_CASE("refcnt diff: rows new, changed, gone; references per call",
+		  refcnt_diff),
 	TEST_CASE("refcnt record: a compressed push leaves nothing in the stream",
 		  refcnt_zstd_end),
 	{ .name = NULL, }

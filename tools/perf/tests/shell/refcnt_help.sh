@@ -16,7 +16,8 @@ refcnt_test_init "refcnt help"
 if command -v man > /dev/null; then
 	MANPAGER=cat MANWIDTH=100 perf help refcnt > "$tmpdir/man" 2>&1
 	for want in "perf-refcnt - Audit the reference counts" "^RECORD OPTIONS" \
-		    "^REPORT OPTIONS" "^OUTPUT" "^LIMITATIONS" "--uncover" "--tui"; do
+		    "^REPORT OPTIONS" "^DIFF OPTIONS" "^OUTPUT" "^DIFF OUTPUT" "^LIMITATIONS" \
+		    "^EXIT STATUS" "--uncover" "--tui"; do
 		grep -qe "$want" "$tmpdir/man" || fail "perf help refcnt: no '$want'"
 	done
 	grep -q "^OUTPUT" "$tmpdir/man" && echo "refcnt help: man page: $(grep -c . "$tmpdir/man") lines"
@@ -25,7 +26,7 @@ else
 fi
 
 perf refcnt -h > "$tmpdir/h" 2>&1
-grep -q "perf refcnt \[<options>\] {record|report}" "$tmpdir/h" || fail "perf refcnt -h: $(head -n 2 "$tmpdir/h")"
+grep -q "perf refcnt \[<options>\] {record|report|diff}" "$tmpdir/h" || fail "perf refcnt -h: $(head -n 2 "$tmpdir/h")"
 perf refcnt report -h > "$tmpdir/h" 2>&1
 for want in "--stdio" "--tui" "--history" "--field-separator"; do
 	grep -qe "$want" "$tmpdir/h" || fail "perf refcnt report -h: no $want"
@@ -75,6 +76,8 @@ if [ -n "$completion" ]; then
 	check_completion --uncover "$perf" refcnt record --unc
 	check_completion --call-graph "$perf" refcnt record --call
 	check_completion --tui "$perf" refcnt report --t
+	check_completion diff "$perf" refcnt d
+	check_completion --field-separator "$perf" refcnt diff --fi
 else
 	fail "no perf-completion.sh beside the tests or the perf under test"
 fi

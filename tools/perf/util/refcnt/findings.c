@@ -253,8 +253,7 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 	return 0;
 }
 
-/* bugs first, then what needs a look, then what perf keeps on purpose */
-static int kind__rank(enum refcnt_finding_kind kind)
+int refcnt_finding_kind__rank(enum refcnt_finding_kind kind)
 {
 	switch (kind) {
 	case REFCNT_FINDING__DOUBLE_PUT:	return 0;
@@ -277,8 +276,8 @@ static int group__cmp(const void *a, const void *b)
 
 	if (ga->uncertain != gb->uncertain)
 		return ga->uncertain - gb->uncertain;
-	if (kind__rank(ga->kind) != kind__rank(gb->kind))
-		return kind__rank(ga->kind) - kind__rank(gb->kind);
+	if (refcnt_finding_kind__rank(ga->kind) != refcnt_finding_kind__rank(gb->kind))
+		return refcnt_finding_kind__rank(ga->kind) - refcnt_finding_kind__rank(gb->kind);
 	if (ga->refs != gb->refs)
 		return ga->refs > gb->refs ? -1 : 1;
 	if (ga->objects != gb->objects)

@@ -85,6 +85,12 @@ bool refcnt_finding__outstanding(enum refcnt_finding_kind kind);
 /* Is a finding of @kind a bug: a leak, an over-release, a double put, a use after put? */
 bool refcnt_finding__is_bug(enum refcnt_finding_kind kind);
 
+/*
+ * Where rows of @kind come, 0 first: bugs (double put, over-release, use
+ * after put, leak), then what needs a look, then what perf keeps on purpose.
+ */
+int refcnt_finding_kind__rank(enum refcnt_finding_kind kind);
+
 /* The site a finding is grouped and shown by. */
 const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding);
 

@@ -1,0 +1,106 @@
+#!/bin/bash
+# refcnt diff: new, changed and gone findings of two recordings (exclusive)
+# SPDX-License-Identifier: GPL-2.0
+#
+# perf refcnt diff compares two recordings by names. The buggy refcnt
+# workload against the clean one: the new rows are exactly the bug rows
+# perf refcnt report shows of the buggy one, nothing changed or gone, and
+# the stdio header counts them; the clean one against a second clean run,
+# and a real perf report against itself: no bug row. Bad arguments are
+# one-line errors.
+
+set -u
+
+# shellcheck source=lib/refcnt.sh
+. "$(dirname "$0")"/lib/refcnt.sh
+refcnt_test_init "refcnt diff"
+
+refcnt_need_root
+
+# record NAME -- COMMAND...
+record() {
+	local name=$1 rc
+
+	shift 2
+	perf refcnt record -o "$tmpdir/$name.data" -- "$@" > /dev/null 2> "$tmpdir/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] && return 0
+	fail "$name: record exited $rc: $(tail -n 2 "$tmpdir/$name.err")"
+	return 1
+}
+
+record clean -- "$target" test -w refcnt clean || exit 1
+record clean2 -- "$target" test -w refcnt clean || exit 1
+record buggy -- "$target" test -w refcnt buggy || exit 1
+
+bug_kinds='^(leak|double put|over-release|use after put),'
+
+# buggy against clean: the new rows are the buggy report's bug rows
+perf refcnt report -i "$tmpdir/buggy.data" -x, | grep -E "$bug_kinds" |
+	cut -d, -f1,2,5 | sort -u > "$tmpdir/injected"
+if ! perf refcnt diff -x, "$tmpdir/clean.data" "$tmpdir/buggy.data" > "$tmpdir/diff.x" \
+	2> "$tmpdir/diff.err"; then
+	fail "diff clean buggy failed: $(cat "$tmpdir/diff.err")"
+fi
+grep '^finding,new,' "$tmpdir/diff.x" | cut -d, -f3,4,5 | sort -u > "$tmpdir/new"
+if [ ! -s "$tmpdir/injected" ]; then
+	fail "the buggy workload's report has no bug rows"
+elif ! diff -u "$tmpdir/injected" "$tmpdir/new"; then
+	fail "diff clean buggy: the new rows are not the injected bugs (- injected, + new)"
+fi
+if grep -v '^finding,new,' "$tmpdir/diff.x" | grep -q '^finding,'; then
+	fail "diff clean buggy: rows other than new ones:"
+	grep -v '^finding,new,' "$tmpdir/diff.x" | grep '^finding,' | head -n 3
+fi
+# each callchain ends in its site (or the refcount function it called)
+awk -F, '$1 == "finding" { n = split($9, f, ";"); if (f[n] != $5 && f[n - 1] != $5) print }' \
+	"$tmpdir/diff.x" > "$tmpdir/bad-chains"
+[ -s "$tmpdir/bad-chains" ] && fail "callchains that do not end in their site: $(head -n 1 "$tmpdir/bad-chains")"
+
+perf refcnt diff "$tmpdir/clean.data" "$tmpdir/buggy.data" > "$tmpdir/diff.out" 2>&1
+nr=$(wc -l < "$tmpdir/injected")
+if ! grep -q "^# findings: $nr new, 0 changed, 0 gone$" "$tmpdir/diff.out"; then
+	fail "diff clean buggy: the header does not say $nr new: $(grep '^# findings' "$tmpdir/diff.out")"
+fi
+# -x lists the rows in the order stdio shows them
+grep -E '^ +[0-9]+ +[0-9]+ +[-+][0-9]+  ' "$tmpdir/diff.out" |
+	awk '{ $1 = $2 = $3 = $4 = ""; print }' | sed 's/^ *//' > "$tmpdir/stdio-rows"
+awk -F, '$1 == "finding" { print $4 " " $3 " " $5 }' "$tmpdir/diff.x" | uniq > "$tmpdir/x-rows"
+if ! diff -u <(tr -s ' ' < "$tmpdir/stdio-rows") "$tmpdir/x-rows"; then
+	fail "diff: -x lists the rows in another order than stdio (- stdio, + -x)"
+fi
+echo "refcnt diff: clean -> buggy: $nr new rows, the injected bugs"
+
+# clean against clean: nothing
+perf refcnt diff -x, "$tmpdir/clean.data" "$tmpdir/clean2.data" > "$tmpdir/same.x" 2>&1
+if grep -q '^finding,' "$tmpdir/same.x"; then
+	fail "diff clean clean lists findings:"
+	head -n 3 "$tmpdir/same.x"
+fi
+echo "refcnt diff: clean -> clean: no rows, $(grep -c '^balance,' "$tmpdir/same.x") balance rows"
+
+# errors: one line each, and a failure
+for args in "$tmpdir/clean.data" "$tmpdir/clean.data $tmpdir/none.data" \
+	    "$tmpdir/clean.data $tmpdir/buggy.data -t dsos"; do
+	# shellcheck disable=SC2086
+	perf refcnt diff $args > /dev/null 2> "$tmpdir/err"
+	rc=$?
+	if [ $rc -eq 0 ] || [ "$(wc -l < "$tmpdir/err")" -ne 1 ]; then
+		fail "diff $args: exit $rc, said: $(cat "$tmpdir/err")"
+	fi
+done
+
+# a real perf report against itself: no bug row
+if perf record -o "$tmpdir/perf.data" -g -- "$target" test -w noploop 1 > /dev/null 2>&1 &&
+   record report1 -- "$target" report --stdio -i "$tmpdir/perf.data" &&
+   record report2 -- "$target" report --stdio -i "$tmpdir/perf.data"; then
+	perf refcnt diff -x, "$tmpdir/report1.data" "$tmpdir/report2.data" > "$tmpdir/real.x"
+	if cut -d, -f3- "$tmpdir/real.x" | grep -qE "$bug_kinds"; then
+		fail "perf report against itself: bug rows:"
+		grep -E '^finding,[a-z]+,(leak|double put|over-release|use after put),' \
+			"$tmpdir/real.x" | head -n 3
+	fi
+	echo "refcnt diff: perf report -> perf report: $(grep -c '^finding,' "$tmpdir/real.x") rows, none a bug"
+fi
+
+exit $err
