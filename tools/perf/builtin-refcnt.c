@@ -27,6 +27,7 @@
 
 #include "builtin.h"
 #include "util/addr_location.h"
+#include "util/callchain.h"
 #include "util/data.h"
 #include "util/debug.h"
 #include "util/event.h"
@@ -38,6 +39,7 @@
 #include "util/refcnt/diff.h"
 #include "util/refcnt/exit_scan.h"
 #include "util/refcnt/findings.h"
+#include "util/refcnt/hists.h"
 #include "util/refcnt/hash.h"
 #include "util/refcnt/layout.h"
 #include "util/refcnt/pairing.h"
@@ -959,52 +961,77 @@ static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *se
 	}
 }
 
-static void refcnt__print_findings(struct refcnt_report *rep)
+/*
+ * The puts that freed the objects of the rows that have one (double put,
+ * use after put) or found nothing to release (over-release), with their
+ * callchains: what the table cannot show in a row.
+ */
+static void refcnt__print_other_puts(struct refcnt_report *rep, u32 max)
 {
-	u32 max = rep->full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES;
+	bool first = true;
 
-	bool section = false;
-
-	printf("# %8s %8s  %-8s %-24s %s\n", "Refs", "Objects", "Type", "Finding", "Site");
-	printf("# %8s %8s  %-8s %-24s %s\n", "....", ".......", "....", ".......", "....");
 	for (u32 i = 0; i < rep->findings.nr; i++) {
 		const struct refcnt_group *g = rep->findings.groups[i];
-		char label[32];
 
-		if (g->kind == REFCNT_FINDING__STILL_REFERENCED && !section && !rep->quiet) {
-			printf("#\n# still referenced at exit, not bugs: %" PRIu64
-			       " references, pointed to by reachable memory\n#\n",
-			       rep->findings.totals[REFCNT_FINDING__STILL_REFERENCED]);
-			section = true;
-		}
-
-		snprintf(label, sizeof(label), "%s%s", refcnt_finding_kind__name(g->kind),
-			 g->uncertain ? " (uncertain)" : "");
-		printf("  %8" PRIu64 " %8" PRIu64 "  %-8s %-24s ", g->refs, g->objects,
-		       refcnt_type_specs[g->type].name, label);
-		refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->ref);
-		if (g->kind == REFCNT_FINDING__MISMATCH)
-			printf("  (counted %d, live %d)", g->expected, g->live);
-		else if (refcnt_finding__is_bug(g->kind))
-			printf("  [%s]", refcnt_site_why__name(g->why));
-		printf("\n");
-		if (g->held_refs)
-			printf("            holds %" PRIu64 " reference(s) on %" PRIu64
-			       " object(s) that only leaked objects reach (held by a leak)\n",
-			       g->held_refs, g->held_objects);
-		if (rep->quiet)
+		if (!g->has_other)
 			continue;
-		refcnt_sym__fprintf_stack(stdout, &rep->sym, g->ref.stack, "            ", max);
-		if (g->has_other) {
-			printf("            %s at ", g->kind == REFCNT_FINDING__OVER_RELEASE ?
-			       "the put that found nothing to release" : "the put that freed it");
-			refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->other);
-			printf(":\n");
-			refcnt_sym__fprintf_stack(stdout, &rep->sym, g->other.stack, "            ",
-						  max);
-		}
+		if (first)
+			printf("#\n# the puts that freed the objects of the rows above, %s\n#\n",
+			       "or found nothing to release");
+		first = false;
+		printf("  %s %s at ", refcnt_finding_kind__name(g->kind),
+		       refcnt_type_specs[g->type].name);
+		refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->ref);
+		printf(": %s at ", g->kind == REFCNT_FINDING__OVER_RELEASE ?
+		       "the put that found nothing to release" : "the put that freed it");
+		refcnt_sym__fprintf_ref(stdout, &rep->sym, &g->other);
+		printf("\n");
+		refcnt_sym__fprintf_stack(stdout, &rep->sym, g->other.stack, "            ", max);
 		printf("\n");
 	}
+}
+
+/* Rows [@first, @first + @nr) of the findings, the TUI's table, with hists__fprintf(). */
+static int refcnt__print_table(struct refcnt_report *rep, u32 first, u32 nr, u32 max)
+{
+	struct refcnt_hists rh;
+	int err;
+
+	refcnt_hists__init(&rh, &rep->findings, &rep->sym, max == UINT_MAX ? 0 : max);
+	err = refcnt_hists__fill(&rh, first, nr);
+	if (!err)
+		hists__fprintf(&rh.hists, true, 0, 0, 0, stdout, rep->quiet);
+	refcnt_hists__exit(&rh);
+	return err;
+}
+
+/*
+ * The findings, through the table the TUI browses: the rows that need a
+ * look, then those still referenced at exit under a header of their own,
+ * then the other puts of the rows that have one.
+ */
+static int refcnt__print_findings(struct refcnt_report *rep)
+{
+	u32 max = rep->full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES;
+	u32 split = 0;
+	int err = 0;
+
+	while (split < rep->findings.nr &&
+	       rep->findings.groups[split]->kind != REFCNT_FINDING__STILL_REFERENCED)
+		split++;
+	/* the column headers even when there is no row at all */
+	if (split || !rep->findings.nr)
+		err = refcnt__print_table(rep, 0, split, max);
+	if (err || split == rep->findings.nr)
+		goto out;
+	printf("#\n# still referenced at exit, not bugs: %" PRIu64
+	       " references, pointed to by reachable memory\n#\n",
+	       rep->findings.totals[REFCNT_FINDING__STILL_REFERENCED]);
+	err = refcnt__print_table(rep, split, rep->findings.nr - split, max);
+out:
+	if (!err && !rep->quiet)
+		refcnt__print_other_puts(rep, max);
+	return err;
 }
 
 static int balance__cmp(const void *a, const void *b)
@@ -1293,6 +1320,24 @@ static int refcnt__browse(struct refcnt_report *rep)
 	return refcnt__tui_browse(&rb);
 }
 
+/*
+ * How the report shows a row's callchains: relative to the row, all of
+ * them. parse_callchain_report_opt() writes in what it parses: -g's
+ * default is an array, as perf report's, and the defaults set at start a
+ * copy of their own.
+ */
+#define REFCNT_CALLCHAIN_DEFAULT	"fractal,0,callee"
+static char refcnt_callchain_default[] = REFCNT_CALLCHAIN_DEFAULT;
+
+/* -g, as perf report's: whole callchains, shown as @arg says */
+static int refcnt__parse_callchain(const struct option *opt, const char *arg, int unset)
+{
+	bool *full = opt->value;
+
+	*full = !unset;
+	return unset ? 0 : parse_callchain_report_opt(arg);
+}
+
 static int refcnt__report(int argc, const char **argv)
 {
 	const char *input = REFCNT_DEFAULT_OUTPUT, *types = NULL, *sort = NULL;
@@ -1302,7 +1347,7 @@ static int refcnt__report(int argc, const char **argv)
 	bool gen_suppressions = false, folded = false;
 	u32 fail_kinds = 0;
 	u64 follow = 0;
-	char bad[64], types_help[128];
+	char bad[64], types_help[128], callchain_defaults[] = REFCNT_CALLCHAIN_DEFAULT;
 	int ret;
 	const struct option options[] = {
 	OPT_STRING('i', "input", &input, "file",
@@ -1312,7 +1357,10 @@ static int refcnt__report(int argc, const char **argv)
 	OPT_STRING('t', "type", &types, "type[,type...]", types_help),
 	OPT_STRING('s', "sort", &sort, "key[,key...]",
 		   "group findings by: type, site, object, comm (default: type,site)"),
-	OPT_BOOLEAN('g', "call-graph", &rep.full_callchain, "show whole callchains"),
+	OPT_CALLBACK_DEFAULT('g', "call-graph", &rep.full_callchain,
+			     "print_type,threshold[,print_limit],order,sort_key[,branch],value",
+			     "whole callchains, shown as perf report's -g says (default: fractal,0,callee)",
+			     refcnt__parse_callchain, refcnt_callchain_default),
 	OPT_STRING(0, "history", &history, "addr",
 		   "show every operation on the object at addr, paired"),
 	OPT_BOOLEAN(0, "balance", &balance, "gets, puts and net per call site"),
@@ -1335,6 +1383,7 @@ static int refcnt__report(int argc, const char **argv)
 
 	snprintf(types_help, sizeof(types_help), "only these types: %s",
 		 refcnt_type_specs__names());
+	parse_callchain_report_opt(callchain_defaults);
 	argc = parse_options(argc, argv, options, refcnt_report_usage, 0);
 	if (argc)
 		usage_with_options(refcnt_report_usage, options);
@@ -1434,7 +1483,10 @@ static int refcnt__report(int argc, const char **argv)
 	} else {
 		if (!rep.quiet)
 			refcnt__print_header(&rep, input);
-		refcnt__print_findings(&rep);
+		symbol_conf.use_callchain = !rep.quiet;
+		ret = callchain_register_param(&callchain_param) ?: refcnt__print_findings(&rep);
+		if (ret)
+			goto out;
 		if (gen_suppressions)
 			refcnt__print_gen_suppressions(&rep);
 		refcnt__warn_missed(&rep);

@@ -78,7 +78,7 @@ fi
 
 # the rows, as type,finding,site function, against --stdio's -x order
 screen | sed -n '3,$p' | sed -nE \
-	's/^[+ -] +[0-9]+ +[0-9]+ +([a-z_]+) +([a-z ]+[a-z]) +([A-Za-z0-9_.]+)\+0x[0-9a-f]+ *$/\1,\2,\3/p' \
+	's/^[+ -] +[0-9]+ +[0-9]+ +([a-z_]+) +([a-z ]+[a-z]) +([A-Za-z0-9_.]+)\+0x[0-9a-f]+( .*)?$/\1,\2,\3/p' \
 	> "$tmpdir/rows"
 perf refcnt report -i "$tmpdir/buggy.data" -x, | awk -F, '{ print $2 "," $1 "," $5 }' \
 	> "$tmpdir/stdio"
@@ -87,6 +87,13 @@ if [ "$(wc -l < "$tmpdir/stdio")" -ne "$(wc -l < "$tmpdir/expected")" ] ||
 	fail "TUI rows differ from --stdio's findings (- stdio, + TUI), or are not one per injected finding"
 else
 	echo "refcnt report TUI: $(wc -l < "$tmpdir/rows") rows in --stdio order, first: $(head -n 1 "$tmpdir/rows")"
+fi
+# --stdio prints the TUI's table: the same rows, the same text
+perf refcnt report -i "$tmpdir/buggy.data" --stdio -q | sed -nE \
+	's/^ +[0-9]+ +[0-9]+ +([a-z_]+) +([a-z ]+[a-z]) +([A-Za-z0-9_.]+)\+0x[0-9a-f]+( .*)?$/\1,\2,\3/p' \
+	> "$tmpdir/stdio-rows"
+if ! diff -u "$tmpdir/stdio-rows" "$tmpdir/rows"; then
+	fail "the TUI's rows differ from those of --stdio's table (- stdio, + TUI)"
 fi
 
 # ENTER expands the first row's callchain: the site, then its callers

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The TUI of perf refcnt report: the finding groups as hist entries of a
- * hists of their own, with refcnt columns, in perf's hist_browser, as
- * builtin-c2c.c shows cachelines. Each entry carries its group's index as
- * raw data, which is also its only sort key, so that the rows come in the
- * order --stdio prints them. Callchains are those of the groups' sites; 't'
- * opens the selected object's timeline in a browser of its own.
+ * The TUI of perf refcnt report: the table --stdio prints (util/refcnt/hists.c)
+ * in perf's hist_browser, as builtin-c2c.c shows cachelines; 't' opens the
+ * selected object's timeline in a browser of its own.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -24,262 +21,13 @@
 #include "ui/keysyms.h"
 #include "ui/libslang.h"
 #include "ui/ui.h"
-#include "util/addr_location.h"
 #include "util/callchain.h"
 #include "util/debug.h"
-#include "util/event.h"
 #include "util/hist.h"
-#include "util/machine.h"
-#include "util/map.h"
-#include "util/sample.h"
 #include "util/symbol.h"
-#include "util/thread.h"
 #include "util/refcnt/findings.h"
+#include "util/refcnt/hists.h"
 #include "util/refcnt/spec.h"
-#include "util/refcnt/stacks.h"
-#include "util/refcnt/symbolize.h"
-
-struct refcnt_hists {
-	struct hists			hists;
-	struct perf_hpp_list		list;
-	const struct refcnt_browse	*rb;
-};
-
-enum refcnt_column_id {
-	REFCNT_COL__REFS,
-	REFCNT_COL__OBJECTS,
-	REFCNT_COL__TYPE,
-	REFCNT_COL__FINDING,
-	REFCNT_COL__SITE,
-	REFCNT_COL__MAX,
-};
-
-struct refcnt_column {
-	struct perf_hpp_fmt	fmt;
-	enum refcnt_column_id	id;
-	const char		*header;
-	int			width;
-};
-
-static const struct refcnt_group *he__group(struct hist_entry *he)
-{
-	struct refcnt_hists *rh = container_of(he->hists, struct refcnt_hists, hists);
-	u32 idx = *(u32 *)he->raw_data;
-
-	return idx < rh->rb->findings->nr ? rh->rb->findings->groups[idx] : NULL;
-}
-
-/* The order of --stdio: the group's index, first ones first. */
-static int64_t refcnt_order__cmp(struct perf_hpp_fmt *fmt __maybe_unused,
-				 struct hist_entry *a, struct hist_entry *b)
-{
-	return (int64_t)*(u32 *)a->raw_data - *(u32 *)b->raw_data;
-}
-
-static int64_t refcnt_order__sort(struct perf_hpp_fmt *fmt, struct hist_entry *a,
-				  struct hist_entry *b)
-{
-	return refcnt_order__cmp(fmt, b, a);
-}
-
-static bool refcnt_fmt__equal(struct perf_hpp_fmt *a, struct perf_hpp_fmt *b)
-{
-	return a == b;
-}
-
-static int refcnt_column__width(struct perf_hpp_fmt *fmt, struct perf_hpp *hpp __maybe_unused,
-				struct hists *hists __maybe_unused)
-{
-	return container_of(fmt, struct refcnt_column, fmt)->width;
-}
-
-static int refcnt_column__header(struct perf_hpp_fmt *fmt, struct perf_hpp *hpp,
-				 struct hists *hists __maybe_unused, int line __maybe_unused,
-				 int *span __maybe_unused)
-{
-	struct refcnt_column *col = container_of(fmt, struct refcnt_column, fmt);
-
-	if (col->id == REFCNT_COL__REFS || col->id == REFCNT_COL__OBJECTS)
-		return scnprintf(hpp->buf, hpp->size, "%*s", col->width, col->header);
-	return scnprintf(hpp->buf, hpp->size, "%-*s", col->width, col->header);
-}
-
-static void refcnt_column__text(struct refcnt_column *col, const struct refcnt_browse *rb,
-				const struct refcnt_group *g, char *buf, size_t sz)
-{
-	FILE *fp;
-
-	switch (col->id) {
-	case REFCNT_COL__REFS:
-		snprintf(buf, sz, "%" PRIu64, g->refs);
-		break;
-	case REFCNT_COL__OBJECTS:
-		snprintf(buf, sz, "%" PRIu64, g->objects);
-		break;
-	case REFCNT_COL__TYPE:
-		snprintf(buf, sz, "%s", refcnt_type_specs[g->type].name);
-		break;
-	case REFCNT_COL__FINDING:
-		snprintf(buf, sz, "%s%s", refcnt_finding_kind__name(g->kind),
-			 g->uncertain ? " (uncertain)" : "");
-		break;
-	case REFCNT_COL__SITE:
-	case REFCNT_COL__MAX:
-	default:
-		fp = fmemopen(buf, sz, "w");
-		if (!fp) {
-			snprintf(buf, sz, "%#" PRIx64, g->ref.site);
-			break;
-		}
-		refcnt_sym__fprintf_ref(fp, rb->sym, &g->ref);
-		fclose(fp);
-		break;
-	}
-}
-
-static int refcnt_column__entry(struct perf_hpp_fmt *fmt, struct perf_hpp *hpp,
-				struct hist_entry *he)
-{
-	struct refcnt_column *col = container_of(fmt, struct refcnt_column, fmt);
-	struct refcnt_hists *rh = container_of(he->hists, struct refcnt_hists, hists);
-	const struct refcnt_group *g = he__group(he);
-	char text[256] = "";
-
-	if (g)
-		refcnt_column__text(col, rh->rb, g, text, sizeof(text));
-	if (col->id == REFCNT_COL__REFS || col->id == REFCNT_COL__OBJECTS)
-		return scnprintf(hpp->buf, hpp->size, "%*s", col->width, text);
-	return scnprintf(hpp->buf, hpp->size, "%-*s", col->width, text);
-}
-
-static struct refcnt_column refcnt_columns[REFCNT_COL__MAX] = {
-	[REFCNT_COL__REFS]	= { .header = "Refs",		.width = 8 },
-	[REFCNT_COL__OBJECTS]	= { .header = "Objects",	.width = 8 },
-	[REFCNT_COL__TYPE]	= { .header = "Type",		.width = 8 },
-	[REFCNT_COL__FINDING]	= { .header = "Finding",	.width = 26 },
-	[REFCNT_COL__SITE]	= { .header = "Site",		.width = 4 },
-};
-
-static struct perf_hpp_fmt refcnt_order = {
-	.name	  = "refcnt order",
-	.cmp	  = refcnt_order__cmp,
-	.collapse = refcnt_order__cmp,
-	.sort	  = refcnt_order__sort,
-	.equal	  = refcnt_fmt__equal,
-};
-
-static void refcnt_hists__init(struct refcnt_hists *rh, const struct refcnt_browse *rb)
-{
-	rh->rb = rb;
-	__hists__init(&rh->hists, &rh->list);
-	perf_hpp_list__init(&rh->list);
-	rh->list.nr_header_lines = 1;
-
-	INIT_LIST_HEAD(&refcnt_order.list);
-	INIT_LIST_HEAD(&refcnt_order.sort_list);
-	perf_hpp_list__register_sort_field(&rh->list, &refcnt_order);
-
-	for (int i = 0; i < REFCNT_COL__MAX; i++) {
-		struct perf_hpp_fmt *fmt = &refcnt_columns[i].fmt;
-
-		refcnt_columns[i].id = i;
-		fmt->name = refcnt_columns[i].header;
-		fmt->header = refcnt_column__header;
-		fmt->width = refcnt_column__width;
-		fmt->entry = refcnt_column__entry;
-		fmt->cmp = refcnt_order__cmp;
-		fmt->collapse = refcnt_order__cmp;
-		fmt->sort = refcnt_order__sort;
-		fmt->equal = refcnt_fmt__equal;
-		INIT_LIST_HEAD(&fmt->list);
-		INIT_LIST_HEAD(&fmt->sort_list);
-		perf_hpp_list__column_register(&rh->list, fmt);
-	}
-}
-
-/* The site's callchain, callee first, into the thread's callchain cursor. */
-static int refcnt__fill_cursor(struct callchain_cursor *cursor, struct thread *thread,
-			       const struct refcnt_stack *stack)
-{
-	callchain_cursor_reset(cursor);
-	for (u32 i = 0; stack && i < stack->nr; i++) {
-		struct addr_location al;
-		int err;
-
-		struct map_symbol ms;
-
-		addr_location__init(&al);
-		/* callers' frames are return addresses: look up the call */
-		thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-				    refcnt_sym__lookup_addr(stack->ips[i], i > 0), &al);
-		ms.maps = al.maps;
-		ms.map = al.map;
-		ms.sym = al.sym;
-		err = callchain_cursor_append(cursor, stack->ips[i], &ms, false, NULL,
-					      0, 0, 0, NULL);
-		addr_location__exit(&al);
-		if (err)
-			return err;
-	}
-	callchain_cursor_commit(cursor);
-	return 0;
-}
-
-static int refcnt_hists__add_group(struct refcnt_hists *rh, u32 idx)
-{
-	const struct refcnt_browse *rb = rh->rb;
-	const struct refcnt_group *g = rb->findings->groups[idx];
-	struct perf_sample sample = {
-		.period	  = g->refs,
-		.raw_data = &idx,
-		.raw_size = sizeof(idx),
-	};
-	struct callchain_cursor *cursor = get_tls_callchain_cursor();
-	struct addr_location al;
-	struct hist_entry *he;
-	struct thread *thread;
-	int err = -ENOMEM;
-
-	thread = refcnt_sym__thread(rb->sym, g->ref.space);
-	if (!thread || !cursor)
-		goto out_put;
-
-	addr_location__init(&al);
-	thread__find_symbol(thread, PERF_RECORD_MISC_USER, g->ref.caller ?: g->ref.site, &al);
-	if (!al.thread)
-		al.thread = thread__get(thread);
-	al.addr = g->ref.site;
-	he = hists__add_entry(&rh->hists, &al, NULL, NULL, NULL, NULL, &sample, true);
-	if (he) {
-		err = refcnt__fill_cursor(cursor, thread,
-					  refcnt_stacks__get(rb->sym->stacks, g->ref.stack));
-		if (!err)
-			err = callchain_append(he->callchain, cursor, sample.period);
-	}
-	addr_location__exit(&al);
-out_put:
-	thread__put(thread);
-	return err;
-}
-
-static int refcnt_hists__fill(struct refcnt_hists *rh)
-{
-	const struct refcnt_findings *f = rh->rb->findings;
-	struct refcnt_column *site = &refcnt_columns[REFCNT_COL__SITE];
-
-	for (u32 i = 0; i < f->nr; i++) {
-		char text[256];
-		int err = refcnt_hists__add_group(rh, i);
-
-		if (err)
-			return err;
-		refcnt_column__text(site, rh->rb, f->groups[i], text, sizeof(text));
-		site->width = max_t(int, site->width, strlen(text));
-	}
-	hists__collapse_resort(&rh->hists, NULL);
-	hists__output_resort(&rh->hists, NULL);
-	return 0;
-}
 
 struct refcnt_browser {
 	struct hist_browser	hb;
@@ -319,7 +67,8 @@ static void refcnt_browser__timeline(struct refcnt_browser *b)
 	static const char help[] =
 	" UP/DOWN/PGUP/PGDN  Navigate\n"
 	" q/ESC/LEFT         Back to the findings";
-	const struct refcnt_group *g = b->hb.he_selection ? he__group(b->hb.he_selection) : NULL;
+	struct hist_entry *he = b->hb.he_selection;
+	const struct refcnt_group *g = he ? refcnt_hists__group(he) : NULL;
 	struct ui_browser tb = {
 		.refresh = ui_browser__argv_refresh,
 		.seek	 = ui_browser__argv_seek,
@@ -406,8 +155,8 @@ int refcnt__tui_browse(const struct refcnt_browse *rb)
 	if (callchain_register_param(&callchain_param) < 0)
 		return -EINVAL;
 
-	refcnt_hists__init(&rh, rb);
-	err = refcnt_hists__fill(&rh);
+	refcnt_hists__init(&rh, rb->findings, rb->sym, 0);
+	err = refcnt_hists__fill(&rh, 0, rb->findings->nr);
 	if (err)
 		goto out;
 
@@ -444,6 +193,6 @@ int refcnt__tui_browse(const struct refcnt_browse *rb)
 		key = 0;
 	}
 out:
-	hists__delete_entries(&rh.hists);
+	refcnt_hists__exit(&rh);
 	return err;
 }
