@@ -751,39 +751,40 @@ static void refcnt__print_scan(const struct refcnt_report *rep)
 }
 
 #define REFCNT_MAX_FRAMES	128
+#define REFCNT_FUNC_SZ		128
+
+/* The functions of a callchain's frames, innermost first (17 KiB: allocate it). */
+struct refcnt_funcs {
+	const char	*names[REFCNT_MAX_FRAMES];
+	char		buf[REFCNT_MAX_FRAMES][REFCNT_FUNC_SZ];
+};
 
 /*
- * The functions of callchain @stack, innermost first, in @names (each
- * REFCNT_FUNC_SZ in @buf), @site's function first when the callchain has
- * none: the number of them.
+ * The functions of callchain @stack in @f, @site's function when the
+ * callchain has none: the number of them.
  */
-#define REFCNT_FUNC_SZ		128
 static u32 refcnt__stack_funcs(const struct refcnt_report *rep, const struct refcnt_ref *site,
-			       u32 stack, const char **names, char *buf)
+			       u32 stack, struct refcnt_funcs *f)
 {
 	u32 nr = min_t(u32, refcnt_sym__stack_nr(&rep->sym, stack), REFCNT_MAX_FRAMES);
 
 	for (u32 i = 0; i < nr; i++)
-		names[i] = refcnt_sym__stack_func(&rep->sym, stack, i, buf + i * REFCNT_FUNC_SZ,
-						  REFCNT_FUNC_SZ);
+		f->names[i] = refcnt_sym__stack_func(&rep->sym, stack, i, f->buf[i],
+						     REFCNT_FUNC_SZ);
 	if (!nr)
-		names[nr++] = refcnt_sym__ref_func(&rep->sym, site, buf, REFCNT_FUNC_SZ);
+		f->names[nr++] = refcnt_sym__ref_func(&rep->sym, site, f->buf[0], REFCNT_FUNC_SZ);
 	return nr;
 }
 
 /* Hide what the suppressions match, callchain by callchain of each row. */
 static int refcnt__suppress(struct refcnt_report *rep)
 {
-	const char **names = calloc(REFCNT_MAX_FRAMES, sizeof(*names));
-	char *buf = malloc(REFCNT_MAX_FRAMES * REFCNT_FUNC_SZ);
+	struct refcnt_funcs *f = zalloc(sizeof(*f));
 	struct hashmap_entry *cur, *scur, *tmp;
 	size_t bkt, sbkt;
-	int err = 0;
 
-	if (!names || !buf) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!f)
+		return -ENOMEM;
 	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
 		struct refcnt_group *g = cur->pvalue;
 
@@ -794,18 +795,16 @@ static int refcnt__suppress(struct refcnt_report *rep)
 			u64 refs = scur->value;
 			struct refcnt_suppression *sup;
 
-			nr = refcnt__stack_funcs(rep, &g->ref, stack, names, buf);
-			sup = refcnt_suppressions__match(&rep->suppressions, g->kind, names, nr);
+			nr = refcnt__stack_funcs(rep, &g->ref, stack, f);
+			sup = refcnt_suppressions__match(&rep->suppressions, g->kind, f->names, nr);
 			if (!sup)
 				continue;
 			sup->hits += refs;
 			refcnt_findings__hide(&rep->findings, g, stack, refs);
 		}
 	}
-out:
-	free(names);
-	free(buf);
-	return err;
+	free(f);
+	return 0;
 }
 
 /* LSan's "Suppressions used:": how many references each one hid. */
@@ -849,12 +848,12 @@ static void refcnt__print_gen_suppressions(const struct refcnt_report *rep)
 /* One folded callchain, outermost first, with its references. */
 static void refcnt__print_folded_stack(const struct refcnt_report *rep,
 				       const struct refcnt_ref *site, u32 stack, u64 refs,
-				       const char **names, char *buf)
+				       struct refcnt_funcs *f)
 {
-	u32 nr = refcnt__stack_funcs(rep, site, stack, names, buf);
+	u32 nr = refcnt__stack_funcs(rep, site, stack, f);
 
 	while (nr--)
-		printf("%s%c", names[nr], nr ? ';' : ' ');
+		printf("%s%c", f->names[nr], nr ? ';' : ' ');
 	printf("%" PRIu64 "\n", refs);
 }
 
@@ -864,31 +863,26 @@ static void refcnt__print_folded_stack(const struct refcnt_report *rep,
  */
 static int refcnt__print_folded(const struct refcnt_report *rep, u32 kinds)
 {
-	const char **names = calloc(REFCNT_MAX_FRAMES, sizeof(*names));
-	char *buf = malloc(REFCNT_MAX_FRAMES * REFCNT_FUNC_SZ);
+	struct refcnt_funcs *f = zalloc(sizeof(*f));
 	struct refcnt_ref none = { .site = 0 };
 	struct hashmap_entry *cur;
 	size_t bkt;
 
-	if (!names || !buf) {
-		free(names);
-		free(buf);
+	if (!f)
 		return -ENOMEM;
-	}
 	for (u32 i = 0; i < rep->findings.nr; i++) {
 		const struct refcnt_group *g = rep->findings.groups[i];
 
 		if (!(kinds & (1U << g->kind)) || !g->stacks)
 			continue;
 		hashmap__for_each_entry(g->stacks, cur, bkt)
-			refcnt__print_folded_stack(rep, &g->ref, cur->key, cur->value, names, buf);
+			refcnt__print_folded_stack(rep, &g->ref, cur->key, cur->value, f);
 	}
 	if (kinds & (1U << REFCNT_FINDING__HELD_BY_LEAK)) {
 		hashmap__for_each_entry(rep->findings.held_stacks, cur, bkt)
-			refcnt__print_folded_stack(rep, &none, cur->key, cur->value, names, buf);
+			refcnt__print_folded_stack(rep, &none, cur->key, cur->value, f);
 	}
-	free(names);
-	free(buf);
+	free(f);
 	return 0;
 }
 
@@ -1505,13 +1499,13 @@ static const char * const refcnt_diff_usage[] = {
 
 /* The folded callchain of @stack, outermost first, in @chain. */
 static int refcnt__fold_stack(const struct refcnt_report *rep, const struct refcnt_ref *site,
-			      u32 stack, const char **names, char *buf, struct strbuf *chain)
+			      u32 stack, struct refcnt_funcs *f, struct strbuf *chain)
 {
-	u32 nr = refcnt__stack_funcs(rep, site, stack, names, buf);
+	u32 nr = refcnt__stack_funcs(rep, site, stack, f);
 	int err = strbuf_setlen(chain, 0);
 
 	while (nr-- && !err) {
-		err = strbuf_addstr(chain, names[nr]);
+		err = strbuf_addstr(chain, f->names[nr]);
 		if (nr && !err)
 			err = strbuf_addch(chain, ';');
 	}
@@ -1524,18 +1518,15 @@ static int refcnt__fold_stack(const struct refcnt_report *rep, const struct refc
  */
 static int refcnt__summarize(const struct refcnt_report *rep, struct refcnt_summary *s)
 {
-	const char **names = calloc(REFCNT_MAX_FRAMES, sizeof(*names));
-	char *buf = malloc(REFCNT_MAX_FRAMES * REFCNT_FUNC_SZ);
+	struct refcnt_funcs *f = zalloc(sizeof(*f));
 	struct strbuf chain = STRBUF_INIT;
 	struct hashmap_entry *cur, *scur;
 	char site[REFCNT_FUNC_SZ];
 	size_t bkt, sbkt;
 	int err = 0;
 
-	if (!names || !buf) {
-		err = -ENOMEM;
-		goto out;
-	}
+	if (!f)
+		return -ENOMEM;
 	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
 		const struct refcnt_group *g = cur->pvalue;
 
@@ -1548,7 +1539,7 @@ static int refcnt__summarize(const struct refcnt_report *rep, struct refcnt_summ
 			continue;
 		}
 		hashmap__for_each_entry(g->stacks, scur, sbkt) {
-			err = refcnt__fold_stack(rep, &g->ref, scur->key, names, buf, &chain) ?:
+			err = refcnt__fold_stack(rep, &g->ref, scur->key, f, &chain) ?:
 			      refcnt_summary__add_finding(s, g->kind, g->type, g->uncertain, site,
 							  chain.buf, scur->value);
 			if (err)
@@ -1565,8 +1556,7 @@ static int refcnt__summarize(const struct refcnt_report *rep, struct refcnt_summ
 	}
 out:
 	strbuf_release(&chain);
-	free(names);
-	free(buf);
+	free(f);
 	return err;
 }
 

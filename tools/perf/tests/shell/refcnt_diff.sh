@@ -17,21 +17,9 @@ refcnt_test_init "refcnt diff"
 
 refcnt_need_root
 
-# record NAME -- COMMAND...
-record() {
-	local name=$1 rc
-
-	shift 2
-	perf refcnt record -o "$tmpdir/$name.data" -- "$@" > /dev/null 2> "$tmpdir/$name.err"
-	rc=$?
-	[ $rc -eq 0 ] && return 0
-	fail "$name: record exited $rc: $(tail -n 2 "$tmpdir/$name.err")"
-	return 1
-}
-
-record clean -- "$target" test -w refcnt clean || exit 1
-record clean2 -- "$target" test -w refcnt clean || exit 1
-record buggy -- "$target" test -w refcnt buggy || exit 1
+refcnt_record clean -- "$target" test -w refcnt clean || exit 1
+refcnt_record clean2 -- "$target" test -w refcnt clean || exit 1
+refcnt_record buggy -- "$target" test -w refcnt buggy || exit 1
 
 bug_kinds='^(leak|double put|over-release|use after put),'
 
@@ -92,8 +80,8 @@ done
 
 # a real perf report against itself: no bug row
 if perf record -o "$tmpdir/perf.data" -g -- "$target" test -w noploop 1 > /dev/null 2>&1 &&
-   record report1 -- "$target" report --stdio -i "$tmpdir/perf.data" &&
-   record report2 -- "$target" report --stdio -i "$tmpdir/perf.data"; then
+   refcnt_record report1 -- "$target" report --stdio -i "$tmpdir/perf.data" &&
+   refcnt_record report2 -- "$target" report --stdio -i "$tmpdir/perf.data"; then
 	perf refcnt diff -x, "$tmpdir/report1.data" "$tmpdir/report2.data" > "$tmpdir/real.x"
 	if cut -d, -f3- "$tmpdir/real.x" | grep -qE "$bug_kinds"; then
 		fail "perf report against itself: bug rows:"

@@ -18,18 +18,6 @@ refcnt_test_init "refcnt workflow"
 
 refcnt_need_root
 
-# record NAME -- COMMAND...
-record() {
-	local name=$1 rc
-
-	shift 2
-	perf refcnt record -o "$tmpdir/$name.data" -- "$@" > /dev/null 2> "$tmpdir/$name.err"
-	rc=$?
-	[ $rc -eq 0 ] && return 0
-	fail "$name: record exited $rc: $(tail -n 2 "$tmpdir/$name.err")"
-	return 1
-}
-
 # report NAME OPTIONS...: the exit status of perf refcnt report, its
 # output in $tmpdir/NAME.out
 report() {
@@ -39,8 +27,8 @@ report() {
 	perf refcnt report --stdio "$@" > "$tmpdir/$name.out" 2> "$tmpdir/$name.rerr"
 }
 
-record clean -- "$target" test -w refcnt clean || exit 1
-record buggy -- "$target" test -w refcnt buggy || exit 1
+refcnt_record clean -- "$target" test -w refcnt clean || exit 1
+refcnt_record buggy -- "$target" test -w refcnt buggy || exit 1
 buggy=$tmpdir/buggy.data
 clean=$tmpdir/clean.data
 
@@ -122,7 +110,7 @@ echo "refcnt workflow: --folded adds up to the outstanding references"
 
 # one row per (finding, type, site) on a real perf command
 if perf record -o "$tmpdir/perf.data" -g -- "$target" test -w noploop 1 > /dev/null 2>&1 &&
-   record report -- "$target" report --stdio -i "$tmpdir/perf.data"; then
+   refcnt_record report -- "$target" report --stdio -i "$tmpdir/perf.data"; then
 	report rows -i "$tmpdir/report.data" -q
 	grep -E '^ +[0-9]+ +[0-9]+  ' "$tmpdir/rows.out" | awk '{ $1 = $2 = ""; print }' |
 		sort | uniq -d > "$tmpdir/dups"

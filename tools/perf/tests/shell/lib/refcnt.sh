@@ -37,6 +37,19 @@ fail() {
 	err=1
 }
 
+# refcnt_record NAME -- COMMAND...: perf refcnt record COMMAND into
+# $tmpdir/NAME.data, its stderr in $tmpdir/NAME.err; fail() and 1 if it fails
+refcnt_record() {
+	local name=$1 rc
+
+	shift 2
+	perf refcnt record -o "$tmpdir/$name.data" -- "$@" > /dev/null 2> "$tmpdir/$name.err"
+	rc=$?
+	[ $rc -eq 0 ] && return 0
+	fail "$name: record exited $rc: $(tail -n 2 "$tmpdir/$name.err")"
+	return 1
+}
+
 # refcnt_need_root: uprobes need root; skip otherwise
 refcnt_need_root() {
 	if [ "$(id -u)" -ne 0 ]; then
