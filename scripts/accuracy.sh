@@ -11,9 +11,9 @@
 # real perf command under perf refcnt record, and the report's top bug row
 # must name the variant's function, type and kind. So must the first bug
 # row of perf refcnt diff of the clean perf's recording and the variant's:
-# two builds of perf on the same command, compared by names. The first
-# function of the diff's balance (the most changed references per call) is
-# shown beside it.
+# two builds of perf on the same command, compared by names, and its
+# --fail-on=bugs must exit 23. The first function of the diff's balance
+# (the most changed references per call) is shown beside it.
 #
 # A variant's header (before its diff) says what to run and what to find:
 #   Audit: report | script | annotate | stat | top
@@ -149,12 +149,14 @@ start=$SECONDS
 declare -A clean_done
 # diff_rows NAME COMMAND: the first bug row of perf refcnt diff of the
 # clean perf's recording of COMMAND and NAME's, "kind type site", then the
-# first function of its balance
+# first function of its balance; "- -" unless --fail-on=bugs says the
+# variant made bugs worse (exit 23)
 diff_rows() {
-	local d=$out/$1/diff
+	local d=$out/$1/diff rc=0
 
-	"$perf" refcnt diff -x, "$out/clean-$2/refcnt.data" "$out/$1/refcnt.data" \
-		> "$d" 2> "$d.err" || { echo "- -"; return; }
+	"$perf" refcnt diff -x, --fail-on=bugs "$out/clean-$2/refcnt.data" \
+		"$out/$1/refcnt.data" > "$d" 2> "$d.err" || rc=$?
+	[ $rc -eq 23 ] || { echo "- -"; return; }
 	awk -F, '$1 == "finding" && $2 != "gone" && ($3 == "leak" || $3 == "over-release" ||
 		 $3 == "double put" || $3 == "use after put") { print $3 " " $4 " " $5; exit }' "$d"
 	awk -F, '$1 == "balance" { print $4; exit }' "$d"

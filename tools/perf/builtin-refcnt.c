@@ -1748,11 +1748,12 @@ static void refcnt__print_diff_sep(const struct refcnt_diff *d, const char *sep)
 static int refcnt__diff(int argc, const char **argv)
 {
 	const char *base = REFCNT_DEFAULT_OUTPUT ".old", *new = REFCNT_DEFAULT_OUTPUT;
-	const char *types = NULL, *field_sep = NULL;
+	const char *types = NULL, *field_sep = NULL, *fail_on = NULL;
 	struct refcnt_summary sb = { NULL }, sn = { NULL };
 	struct refcnt_diff d = { NULL };
 	bool stdio = true, scan = true, rows_only = false, full_callchain = false;
 	unsigned long type_mask;
+	u32 fail_kinds = 0;
 	char bad[64], types_help[128];
 	int ret;
 	const struct option options[] = {
@@ -1764,6 +1765,8 @@ static int refcnt__diff(int argc, const char **argv)
 	OPT_BOOLEAN('q', "quiet", &rows_only, "rows only, no callchains"),
 	OPT_STRING('x', "field-separator", &field_sep, "separator",
 		   "one line per row, fields separated by <separator>"),
+	OPT_STRING(0, "fail-on", &fail_on, "kind[,kind...]",
+		   "exit with status 23 if findings of these kinds are new or grew"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -1784,6 +1787,11 @@ static int refcnt__diff(int argc, const char **argv)
 		       refcnt_type_specs__names());
 		return -EINVAL;
 	}
+	if (fail_on && refcnt_finding_kinds__parse(fail_on, &fail_kinds, bad, sizeof(bad))) {
+		pr_err("Unknown finding kind '%s' in --fail-on: use bugs, or kinds such as leak,double-put,over-release,use-after-put\n",
+		       bad);
+		return -EINVAL;
+	}
 
 	ret = refcnt__diff_side(base, type_mask, !scan, &sb);
 	if (!ret)
@@ -1793,6 +1801,8 @@ static int refcnt__diff(int argc, const char **argv)
 	if (ret)
 		goto out;
 
+	if (fail_kinds && refcnt_diff__worse(&d, fail_kinds))
+		ret = REFCNT_EXIT_FINDINGS;
 	if (field_sep) {
 		refcnt__print_diff_sep(&d, field_sep);
 		goto out;
@@ -1801,10 +1811,11 @@ static int refcnt__diff(int argc, const char **argv)
 	printf("# findings: %u new, %u changed, %u gone\n", d.nr[REFCNT_DIFF__NEW],
 	       d.nr[REFCNT_DIFF__CHANGED], d.nr[REFCNT_DIFF__GONE]);
 	printf("#\n");
-	ret = refcnt__print_diff_findings(&d, rows_only,
-					  full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES);
-	if (ret)
+	if (refcnt__print_diff_findings(&d, rows_only,
+					full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES)) {
+		ret = -ENOMEM;
 		goto out;
+	}
 	printf("#\n# balance: %u functions whose references changed, %s\n", d.nr_balance,
 	       "the most changed per call first (calls: the most events at one of its sites)");
 	printf("#\n");

@@ -11,6 +11,7 @@
 #include "debug.h"
 #include "refcnt-tests.h"
 #include "util/refcnt/diff.h"
+#include "util/refcnt/suppress.h"
 
 #define T_DSO		0
 #define T_MAP		1
@@ -81,6 +82,8 @@ int test__refcnt_diff(struct test_suite *test __maybe_unused, int subtest __mayb
 	struct refcnt_summary base, new, none;
 	struct refcnt_diff d, same;
 	const struct refcnt_diff_group *g;
+	char bad[16];
+	u32 bugs;
 	int ret = TEST_FAIL;
 
 	memset(&d, 0, sizeof(d));
@@ -133,6 +136,30 @@ int test__refcnt_diff(struct test_suite *test __maybe_unused, int subtest __mayb
 	TEST_ASSERT_VAL("3rd balance: g, 0.5 per call in both, net +50",
 			!strcmp(d.balance[2].new->func, "g") && d.balance[2].delta == 50 &&
 			d.balance[2].base_per_call == d.balance[2].new_per_call);
+
+	TEST_ASSERT_VAL("bugs", !refcnt_finding_kinds__parse("bugs", &bugs, bad, sizeof(bad)));
+	TEST_ASSERT_EQUAL("worse bugs: d, e, a (more); not c (gone)",
+			  (int)refcnt_diff__worse(&d, bugs), 3);
+	TEST_ASSERT_EQUAL("worse double puts: c is gone",
+			  (int)refcnt_diff__worse(&d, 1U << REFCNT_FINDING__DOUBLE_PUT), 0);
+	TEST_ASSERT_EQUAL("worse still referenced: e; b is the same",
+			  (int)refcnt_diff__worse(&d, 1U << REFCNT_FINDING__STILL_REFERENCED), 1);
+	TEST_ASSERT_EQUAL("a recording against itself is not worse",
+			  (int)refcnt_diff__worse(&same, ~0U), 0);
+	/* as many leaks at a, one on another callchain, and an uncertain one at u */
+	refcnt_summary__exit(&none);
+	TEST_ASSERT_VAL("summary", !refcnt_summary__init(&none) &&
+			!add(&none, REFCNT_FINDING__LEAK, T_DSO, "a", "main;x;a", 1) &&
+			!add(&none, REFCNT_FINDING__LEAK, T_DSO, "a", "main;z;a", 1) &&
+			!refcnt_summary__add_finding(&none, REFCNT_FINDING__LEAK, T_DSO, true,
+						     "u", "main;u", 4));
+	refcnt_diff__exit(&same);
+	TEST_ASSERT_VAL("diff", !refcnt_diff__compute(&same, &base, &none));
+	TEST_ASSERT_EQUAL("rows of fewer and uncertain leaks", (int)same.nr_groups, 4);
+	TEST_ASSERT_EQUAL("as many leaks and uncertain ones are not worse",
+			  (int)refcnt_diff__worse(&same, ~0U), 0);
+	refcnt_summary__exit(&none);
+	TEST_ASSERT_VAL("summary", !refcnt_summary__init(&none));
 
 	refcnt_diff__exit(&same);
 	TEST_ASSERT_VAL("no recording against a new one",

@@ -6,8 +6,9 @@
 # workload against the clean one: the new rows are exactly the bug rows
 # perf refcnt report shows of the buggy one, nothing changed or gone, and
 # the stdio header counts them; the clean one against a second clean run,
-# and a real perf report against itself: no bug row. Bad arguments are
-# one-line errors.
+# and a real perf report against itself: no bug row. --fail-on exits 23
+# when the new recording has more findings of its kinds, 0 when not. Bad
+# arguments are one-line errors.
 
 set -u
 
@@ -67,9 +68,29 @@ if grep -q '^finding,' "$tmpdir/same.x"; then
 fi
 echo "refcnt diff: clean -> clean: no rows, $(grep -c '^balance,' "$tmpdir/same.x") balance rows"
 
+# --fail-on: 23 when the new recording has more of its kinds, 0 otherwise
+# (the bugs gone, or the same); and only its kinds
+fail_on() {
+	local want=$1 rc
+	shift
+	perf refcnt diff -q "$@" > /dev/null 2> "$tmpdir/err"
+	rc=$?
+	[ $rc -eq "$want" ] || fail "diff $*: exit $rc, not $want: $(cat "$tmpdir/err")"
+}
+fail_on 23 --fail-on=bugs "$tmpdir/clean.data" "$tmpdir/buggy.data"
+fail_on 23 -x, --fail-on=leak "$tmpdir/clean.data" "$tmpdir/buggy.data"
+fail_on 0 --fail-on=bugs "$tmpdir/buggy.data" "$tmpdir/clean.data"
+fail_on 0 --fail-on=bugs "$tmpdir/clean.data" "$tmpdir/clean2.data"
+fail_on 0 --fail-on=bugs "$tmpdir/buggy.data" "$tmpdir/buggy.data"
+# the buggy workload has double puts, no over-release nor mismatch
+fail_on 23 --fail-on=double-put "$tmpdir/clean.data" "$tmpdir/buggy.data"
+fail_on 0 --fail-on=over-release,mismatch "$tmpdir/clean.data" "$tmpdir/buggy.data"
+echo "refcnt diff: --fail-on=bugs: 23 on clean -> buggy, 0 on buggy -> clean and clean -> clean"
+
 # errors: one line each, and a failure
 for args in "$tmpdir/clean.data" "$tmpdir/clean.data $tmpdir/none.data" \
-	    "$tmpdir/clean.data $tmpdir/buggy.data -t dsos"; do
+	    "$tmpdir/clean.data $tmpdir/buggy.data -t dsos" \
+	    "--fail-on=leaks $tmpdir/clean.data $tmpdir/buggy.data"; do
 	# shellcheck disable=SC2086
 	perf refcnt diff $args > /dev/null 2> "$tmpdir/err"
 	rc=$?

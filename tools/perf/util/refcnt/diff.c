@@ -376,6 +376,19 @@ int refcnt_diff__compute(struct refcnt_diff *d, const struct refcnt_summary *bas
 	return err;
 }
 
+u32 refcnt_diff__worse(const struct refcnt_diff *d, u32 kinds)
+{
+	u32 nr = 0;
+
+	for (u32 i = 0; i < d->nr_groups; i++) {
+		const struct refcnt_diff_group *g = &d->groups[i];
+
+		if (!g->key->uncertain && (kinds & (1U << g->key->kind)) && g->new > g->base)
+			nr++;
+	}
+	return nr;
+}
+
 void refcnt_diff__exit(struct refcnt_diff *d)
 {
 	zfree(&d->findings);

@@ -111,6 +111,12 @@ struct refcnt_diff {
 
 int refcnt_diff__compute(struct refcnt_diff *d, const struct refcnt_summary *base,
 			 const struct refcnt_summary *new);
+/*
+ * The rows of @kinds (a mask of 1 << kind) that the new recording made
+ * worse: new, or with more references than in base; certain ones only.
+ */
+u32 refcnt_diff__worse(const struct refcnt_diff *d, u32 kinds);
+
 void refcnt_diff__exit(struct refcnt_diff *d);
 
 #endif /* __PERF_REFCNT_DIFF_H */
