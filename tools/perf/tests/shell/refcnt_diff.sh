@@ -103,7 +103,10 @@ done
 if perf record -o "$tmpdir/perf.data" -g -- "$target" test -w noploop 1 > /dev/null 2>&1 &&
    refcnt_record report1 -- "$target" report --stdio -i "$tmpdir/perf.data" &&
    refcnt_record report2 -- "$target" report --stdio -i "$tmpdir/perf.data"; then
-	perf refcnt diff -x, "$tmpdir/report1.data" "$tmpdir/report2.data" > "$tmpdir/real.x"
+	perf refcnt diff -x, --fail-on=bugs "$tmpdir/report1.data" "$tmpdir/report2.data" \
+		> "$tmpdir/real.x"
+	rc=$?
+	[ $rc -eq 0 ] || fail "perf report against itself: --fail-on=bugs exits $rc"
 	if cut -d, -f3- "$tmpdir/real.x" | grep -qE "$bug_kinds"; then
 		fail "perf report against itself: bug rows:"
 		grep -E '^finding,[a-z]+,(leak|double put|over-release|use after put),' \
