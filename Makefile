@@ -8,6 +8,7 @@
 #   make check    set up, build, lint and run every test
 #   make bench    what an audit costs: target slowdown, report speed
 #   make accuracy seeded-bug perf builds: does the report name each bug?
+#   make accuracy-asan  the same, each judged by the ASan (RC_CHK) build of it
 #   make lint     checkpatch --strict on every C file we add
 #   make perf-6.1 build/v6.1/perf: linux-source-6.1's perf with -g, a target
 #   make asan     build/asan/perf: the same perf with AddressSanitizer
@@ -52,15 +53,17 @@ man: prepare
 run: build
 	@scripts/demo.sh $(PERF)
 
-# make check audits the seeded-bug builds that do not crash perf (about
-# 3 min); make accuracy runs them all: 05 and 08 crash it at a point that
+# make check audits the seeded-bug builds that do not crash perf, each
+# judged by its ASan build too (about 4 min, and the ASan build of the
+# tree); make accuracy runs them all: 05 and 08 crash it at a point that
 # depends on its heap (05 once before there was anything to report)
 CHECK_ACCURACY_VARIANTS := 01-kernel-maps-extra-get 02-thread-extra-get \
 			   03-dso-findnew-extra-get 04-hist-iter-missing-put \
 			   06-hist-entry-inlined-extra-get 07-libperf-cpu-map-extra-get \
 			   09-map-new-nsinfo-extra-get 10-user-maps-extra-get
-check: build perf-6.1
-	@REFCNT_ACCURACY_VARIANTS="$(CHECK_ACCURACY_VARIANTS)" scripts/run-tests.sh $(PERF)
+check: build perf-6.1 asan
+	@REFCNT_ACCURACY_VARIANTS="$(CHECK_ACCURACY_VARIANTS)" \
+		REFCNT_ACCURACY_TARGET=accuracy-asan scripts/run-tests.sh $(PERF)
 
 # A perf to audit that is not ours: Debian's linux-source-6.1, built with -g.
 perf-6.1: deps
@@ -68,10 +71,11 @@ perf-6.1: deps
 
 # The same tree, built again with AddressSanitizer in a directory of its own.
 ASAN_OBJ := $(BUILD)/asan/obj
+ASAN_CFLAGS := -g -fsanitize=address -fno-omit-frame-pointer
 asan: prepare man
 	@mkdir -p $(ASAN_OBJ)
 	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS) O=$(ASAN_OBJ) \
-		EXTRA_CFLAGS="-g -fsanitize=address -fno-omit-frame-pointer"
+		EXTRA_CFLAGS="$(ASAN_CFLAGS)"
 	@ln -sfn obj/perf $(BUILD)/asan/perf
 
 # Every test, the ASan perf recording and reporting the normal one.
@@ -94,11 +98,19 @@ accuracy: build
 	@PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
 		$(BUILD)/accuracy $(ACCURACY_VARIANTS)
 
+# The same, each variant also built with ASan (RC_CHK) from build/asan: the
+# sanitizer must name the function each variant expects, and nothing on
+# the clean perf.
+accuracy-asan: build asan
+	@PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" ACCURACY_ASAN_OBJ=$(ASAN_OBJ) \
+		ACCURACY_ASAN_CFLAGS="$(ASAN_CFLAGS)" scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
+		$(BUILD)/accuracy $(ACCURACY_VARIANTS)
+
 lint: prepare
 	@scripts/lint.sh $(SRC)/scripts/checkpatch.pl
 
 clean:
 	rm -rf $(BUILD)
 
-.PHONY: all deps prepare build man run check perf-6.1 asan asan-check fuzz bench accuracy \
+.PHONY: all deps prepare build man run check perf-6.1 asan asan-check fuzz bench accuracy accuracy-asan \
 	lint clean

@@ -26,6 +26,17 @@
 #   SRC and OBJ are its trees; PERF_MAKE_FLAGS says how they were built.
 #   VARIANTs are names (01-extra-get...) or patch files; default: all.
 #   Prints one line per variant, then a total; fails unless all pass.
+#
+# With ACCURACY_ASAN_OBJ (the object tree of the same source built with
+# ACCURACY_ASAN_CFLAGS, AddressSanitizer: make asan), each variant is built
+# a second time from it and runs the same command: with ASan, perf's
+# RC_CHK gives each reference an allocation of its own, so LeakSanitizer
+# names the function whose get was never put, and ASan the put that freed
+# a reference under its user. What the sanitizer names (and, for leaks, how
+# many of the leaked references it puts there, against perf refcnt's count)
+# is printed under the variant, and it must name the function the variant
+# expects: the sanitizer judges the expectation. The clean ASan perf must
+# report nothing on each command.
 set -euo pipefail
 
 perf=$(realpath "${1:?usage: accuracy.sh PERF SRC OBJ OUTDIR [VARIANT...]}")
@@ -38,6 +49,9 @@ variants_dir=$top/tools/perf/tests/refcnt-accuracy
 flags=${PERF_MAKE_FLAGS:?PERF_MAKE_FLAGS: how perf was built}
 # top runs this long under the audit
 top_seconds=${REFCNT_ACCURACY_TOP_SECONDS:-8}
+asan_obj=${ACCURACY_ASAN_OBJ:-}
+asan_cflags=${ACCURACY_ASAN_CFLAGS:--g -fsanitize=address -fno-omit-frame-pointer}
+[ -z "$asan_obj" ] || asan_obj=$(realpath "$asan_obj")
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "accuracy: needs root (mount namespaces for the builds, uprobes for the audits)" >&2
@@ -62,9 +76,11 @@ header() {
 	sed -n "/^---/q; s/^$1: *//p" "$2" | head -n 1
 }
 
-# build NAME PATCH: the variant's perf, as $out/NAME/perf
+# build NAME PATCH [DIR OBJ CFLAGS]: the variant's perf, as DIR/perf
+# (default $out/NAME), from the object tree OBJ built with EXTRA_CFLAGS
+# CFLAGS (default: build/perf's)
 build() {
-	local name=$1 patch=$2 dir=$out/$1
+	local name=$1 patch=$2 dir=${3:-$out/$1} tree=${4:-$obj} cflags=${5:--g}
 
 	rm -rf "$dir"
 	mkdir -p "$dir"/upper/src "$dir"/upper/obj "$dir"/work/src "$dir"/work/obj
@@ -73,8 +89,8 @@ build() {
 		mount -t overlay overlay -o "lowerdir=$1,upperdir=$3/upper/src,workdir=$3/work/src" "$1"
 		mount -t overlay overlay -o "lowerdir=$2,upperdir=$3/upper/obj,workdir=$3/work/obj" "$2"
 		patch -p1 -s -d "$1" < "$4"
-		make -s -C "$1/tools/perf" $5
-		cp "$2/perf" "$3/perf"' build "$src" "$obj" "$dir" "$patch" "$flags" \
+		make -s -C "$1/tools/perf" $5 O="$2" EXTRA_CFLAGS="$6"
+		cp "$2/perf" "$3/perf"' build "$src" "$tree" "$dir" "$patch" "$flags" "$cflags" \
 		> "$dir/build.log" 2>&1; then
 		echo "accuracy: $name does not build: see $dir/build.log" >&2
 		tail -n 5 "$dir/build.log" >&2
@@ -84,33 +100,60 @@ build() {
 	rm -rf "$dir"/upper "$dir"/work
 }
 
+# command_args COMMAND: the arguments of perf that run COMMAND, one a line
+command_args() {
+	case $1 in
+	report)		printf '%s\n' report --stdio -i "$out/input.data" ;;
+	script)		printf '%s\n' script -i "$out/input.data" ;;
+	annotate)	printf '%s\n' annotate --stdio -i "$out/input.data" ;;
+	stat)		printf '%s\n' stat -e cycles -- true ;;
+	esac
+}
+
+# in_terminal CMDLINE: run a TUI in a terminal of its own, q after a while
+in_terminal() {
+	local session=perf-refcnt-accuracy-$$
+
+	tmux new-session -d -s "$session" -x 120 -y 40 "$1"
+	sleep "$top_seconds"
+	tmux send-keys -t "$session" q 2> /dev/null || true
+	for _ in $(seq 100); do
+		tmux has-session -t "$session" 2> /dev/null || break
+		sleep 0.1
+	done
+	tmux kill-session -t "$session" 2> /dev/null || true
+}
+
+# sanitize PERF COMMAND LOG: run COMMAND with PERF built with ASan, its
+# report in LOG; print what it names first: "kind type function objects
+# all" (objects: the leaked ones it puts at function, all: every direct
+# leak), or nothing if it reports nothing
+sanitize() {
+	local target=$1 command=$2 log=$3 args
+
+	if [ "$command" = top ]; then
+		in_terminal "ASAN_OPTIONS=log_path=$log.top $target top -z -d 1"
+		cat "$log".top.* > "$log" 2> /dev/null || : > "$log"
+		rm -f "$log".top.*
+	else
+		mapfile -t args < <(command_args "$command")
+		"$target" "${args[@]}" > /dev/null 2> "$log" || true
+	fi
+	awk -f "$top/scripts/sanitizer-top.awk" "$log"
+}
+
 # audit NAME PERF COMMAND: record COMMAND run by PERF (a perf), write the
 # report's findings to $out/NAME/findings (-x,)
 audit() {
-	local name=$1 target=$2 command=$3 dir=$out/$1 session
+	local name=$1 target=$2 command=$3 dir=$out/$1 args
 
 	mkdir -p "$dir"
 	case $command in
-	report)
-		set -- report --stdio -i "$out/input.data" ;;
-	script)
-		set -- script -i "$out/input.data" ;;
-	annotate)
-		set -- annotate --stdio -i "$out/input.data" ;;
-	stat)
-		set -- stat -e cycles -- true ;;
+	report|script|annotate|stat)
+		mapfile -t args < <(command_args "$command")
+		set -- "${args[@]}" ;;
 	top)
-		# a TUI: a terminal of its own, q after a few seconds
-		session=perf-refcnt-accuracy-$$
-		tmux new-session -d -s "$session" -x 120 -y 40 \
-			"$perf refcnt record -o $dir/refcnt.data -- $target top -z -d 1 2> $dir/record.err"
-		sleep "$top_seconds"
-		tmux send-keys -t "$session" q
-		for _ in $(seq 100); do
-			tmux has-session -t "$session" 2> /dev/null || break
-			sleep 0.1
-		done
-		tmux kill-session -t "$session" 2> /dev/null || true
+		in_terminal "$perf refcnt record -o $dir/refcnt.data -- $target top -z -d 1 2> $dir/record.err"
 		set -- ;;
 	*)
 		echo "accuracy: $name: unknown Audit: '$command'" >&2
@@ -162,6 +205,31 @@ diff_rows() {
 	awk -F, '$1 == "balance" { print $4; exit }' "$d"
 }
 
+# judge NAME PATCH COMMAND: the variant built with ASan runs COMMAND; what
+# it names must be the type and function the variant expects. For leaks,
+# how many leaked references each puts there, of all it found leaked.
+judge() {
+	local name=$1 patch=$2 command=$3 kind type func n all mine
+	local said=nothing ok=0
+
+	if build "$name" "$patch" "$out/$name/asan" "$asan_obj" "$asan_cflags"; then
+		read -r kind type func n all <<< "$(sanitize "$out/$name/asan/perf" "$command" \
+			"$out/$name/asan.log" | sed 's/use after free/use_after_free/; s/double free/double_free/')"
+		if [ -n "${kind:-}" ]; then
+			said="${kind//_/ } $type $func"
+			[ "$type $func" = "$want_type $want_func" ] && ok=1
+		fi
+		if [ "${kind:-}" = leak ]; then
+			mine=$(awk -F, -v t="$want_type" -v f="$want_func" '$1 == "leak" {
+				all += $3; if ($2 == t && $5 == f) n += $3 }
+				END { printf "%d of %d", n, all }' "$out/$name/findings")
+			said=$(printf '%-48s %s of %s; perf refcnt %s' "$said" "$n" "$all" "$mine")
+		fi
+	fi
+	printf '%-44s %s\n' "  asan + lsan (RC_CHK)" "$said"
+	[ $ok -eq 1 ]
+}
+
 printf '%-34s %-9s %-48s %5s %6s %s\n' variant audit "top bug row" rank secs result
 for patch in "${variants[@]}"; do
 	name=$(basename "$patch" .patch)
@@ -177,8 +245,13 @@ for patch in "${variants[@]}"; do
 		audit "clean-$command" "$perf" "$command" || true
 		bugs=$(bug_rows "$out/clean-$command/findings" 2> /dev/null | wc -l)
 		clean_done[$command]=1
+		if [ -n "$asan_obj" ]; then
+			said=$(sanitize "$asan_obj/perf" "$command" "$out/clean-$command/asan.log")
+			[ -z "$said" ] || bugs=$((bugs + 1))
+		fi
 		printf '%-34s %-9s %-48s %5s %6s %s\n' "clean" "$command" "$bugs bug rows" - \
 			$((SECONDS - t0)) "$([ "$bugs" -eq 0 ] && echo pass || echo FAIL)"
+		[ -z "$asan_obj" ] || printf '%-44s %s\n' "  asan + lsan (RC_CHK)" "${said:-nothing}"
 		if [ "$bugs" -eq 0 ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
 		t0=$SECONDS
 	fi
@@ -203,6 +276,9 @@ for patch in "${variants[@]}"; do
 			"balance: ${diff_top[1]:--}"
 	fi
 	diff_top=()
+	if [ -n "$asan_obj" ] && [ -s "$out/$name/findings" ]; then
+		judge "$name" "$patch" "$command" || result=FAIL
+	fi
 	[ "$result" = pass ] || echo "    wanted: $want_kind $want_type $want_func"
 	if [ "$result" = pass ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
 done

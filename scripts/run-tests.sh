@@ -6,7 +6,8 @@
 # result lines are counted, and held to what the tree holds: one result per
 # case of the perf refcnt suite (tests/refcnt.c) and per refcnt shell test
 # (tests/shell/refcnt*.sh), plus lint, this runner's own test and, when
-# REFCNT_ACCURACY_VARIANTS names some, make accuracy on them. Fewer
+# REFCNT_ACCURACY_VARIANTS names some, make accuracy on them (or the make
+# target REFCNT_ACCURACY_TARGET names: accuracy-asan). Fewer
 # results, a result line not understood, or perf test ending by a signal or
 # with an error of its own fail the run; so does a failed or missing test.
 #
@@ -65,7 +66,8 @@ fi
 if [ -z "$selftest" ] && [ -n "${REFCNT_ACCURACY_VARIANTS:-}" ]; then
 	expected=$((expected + 1))
 	# shellcheck disable=SC2086
-	if make -s -C "$root" accuracy ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS" \
+	if make -s -C "$root" "${REFCNT_ACCURACY_TARGET:-accuracy}" \
+		ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS" \
 		> "$log" 2>&1; then
 		sed -n '/^variant /,$p' "$log"
 		count accuracy Ok

@@ -1180,7 +1180,12 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
  *   site, where the second of H's is at another;
  * - two puts at once: W puts C, then its callee P puts C again, which
  *   frees it under main's reference. X's put came first and released a
- *   reference of another function, but the double put names W's.
+ *   reference of another function, but the double put names W's;
+ * - two references in one call, and a put in the caller: F calls C, which
+ *   takes one on B, then H, which takes two (machine__resolve() calling
+ *   threads__find() and thread__find_map()). F's put releases H's first,
+ *   not its second (same caller, at the same depth); W's then C's: H's
+ *   second is the leak.
  */
 int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 				     int subtest __maybe_unused)
@@ -1236,6 +1241,15 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 		EV(41, PUT,  OBJ_B, W, 0x20, 1, 6),
 		EV(42, PUT,  OBJ_B, W, 0x20, 1, 5),
 		EV(43, PUT,  OBJ_B, W, 0x20, 1, 4),
+	};
+	struct refcnt_event twin_caller[] = {
+		EV(10, BORN, OBJ_B, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_B, C, 0x10, 1, 1),	/* called by F */
+		EV(30, GET,  OBJ_B, H, 0x10, 1, 2),	/* called by F */
+		EV(31, GET,  OBJ_B, H, 0x18, 1, 3),	/* called by F */
+		EV(40, PUT,  OBJ_B, F, 0x20, 1, 4),
+		EV(50, PUT,  OBJ_B, W, 0x20, 1, 3),
+		EV(60, PUT,  OBJ_B, MAIN, 0x20, 1, 2),
 	};
 	struct refcnt_event two_at_once[] = {
 		EV(10, BORN, OBJ_C, MAIN, 0x10, 1, 1),
@@ -1301,6 +1315,17 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("twin calls: findings",
 			run(twin_calls, ARRAY_SIZE(twin_calls), 0, &c, exp_twin_calls,
 			    ARRAY_SIZE(exp_twin_calls), &stats) == TEST_OK);
+
+	for (int i = 1; i <= 3; i++)
+		twin_caller[i].up[0] = FN_F;
+	TEST_ASSERT_VAL("twin, same caller: findings",
+			run(twin_caller, ARRAY_SIZE(twin_caller), OBJ_B, &c, exp_twin,
+			    ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("twin, same caller: F's put releases H's first",
+			c.steps[4].confidence == REFCNT_PAIR__SAME_CALLER &&
+			ref__is(&c.steps[4].paired, FN_H + 0x10));
+	TEST_ASSERT_VAL("twin, same caller: W's releases C's",
+			ref__is(&c.steps[5].paired, FN_C + 0x10));
 
 	two_at_once[5].up[0] = FN_W;
 	TEST_ASSERT_VAL("two at once: findings",

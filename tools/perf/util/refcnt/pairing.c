@@ -550,16 +550,26 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 		refcnt_refset__drop_oldest(&lt->refs, drop);
 }
 
+static bool ref__not_twin(const struct refcnt_ref *ref, const void *arg __maybe_unused)
+{
+	return !ref->twin;
+}
+
 /*
  * The reference taken in the function of the put (@caller), or in the
- * closest call made from it: the birth if it is one, else the most recent.
+ * closest call made from it: the birth if it is one, else the most recent,
+ * passing over the second reference of a call that took two while that
+ * call made another (machine__resolve() puts the thread it found, not
+ * the second of two references a thread__find_map() it called took).
  */
 static bool lifetime__pick_caller(struct refcnt_lifetime *lt, u64 caller, u32 *pick)
 {
 	if (!caller)
 		return false;
 	for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
-		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller);
+		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller, ref__not_twin, NULL);
+		if (*pick == REFSET_NONE)
+			*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller, NULL, NULL);
 		if (*pick != REFSET_NONE)
 			return true;
 	}

@@ -350,7 +350,9 @@ static void bucket__trim(const struct refcnt_refset *set, struct refset_bucket *
 		b->nr--;
 }
 
-u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key)
+u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
+			      bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+			      const void *arg)
 {
 	struct refset_bucket *b;
 	u32 pick = REFSET_NONE;
@@ -361,7 +363,7 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key)
 		for (u32 i = set->nr; i-- > 0;) {
 			const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-			if (!ref || ref__key(ref, depth) != key)
+			if (!ref || ref__key(ref, depth) != key || (ok && !ok(ref, arg)))
 				continue;
 			if (pick == REFSET_NONE || ref->op == REFCNT_OP__BORN)
 				pick = i;
@@ -380,10 +382,17 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key)
 		const struct refcnt_ref *ref = refcnt_refset__at(set, pos);
 
 		if (ref && ref->op == REFCNT_OP__BORN && ref__key(ref, depth) == key &&
-		    (pick == REFSET_NONE || pos < pick))
+		    (!ok || ok(ref, arg)) && (pick == REFSET_NONE || pos < pick))
 			pick = pos;
 	}
-	return pick != REFSET_NONE ? pick : b->pos[b->nr - 1];
+	if (pick != REFSET_NONE)
+		return pick;
+	for (u32 i = b->nr; i-- > 0;) {
+		if (bucket__holds(set, b, b->pos[i]) &&
+		    (!ok || ok(&set->slots[b->pos[i]].ref, arg)))
+			return b->pos[i];
+	}
+	return REFSET_NONE;
 }
 
 u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,

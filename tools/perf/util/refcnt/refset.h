@@ -68,10 +68,13 @@ const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 
 
 /*
  * The references taken where the function @depth frames above the site
- * (0: its caller) is @key: the oldest birth among them if there is one,
- * else the most recent; REFSET_NONE if none.
+ * (0: its caller) is @key, that @ok accepts (all if @ok is NULL): the
+ * oldest birth among them if there is one, else the most recent;
+ * REFSET_NONE if none.
  */
-u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key);
+u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
+			      bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+			      const void *arg);
 
 /*
  * The most recent reference, of thread @tid unless it is -1, that @ok

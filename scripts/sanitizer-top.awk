@@ -1,0 +1,99 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# What an ASan perf's report names first, for make accuracy: one line,
+# "kind type function objects all", or nothing when it reports nothing.
+#
+# perf built with ASan has RC_CHK: every get allocates an indirection and
+# every put frees it. A leaked reference is a direct leak allocated by the
+# get (LeakSanitizer), an extra put a double free or the free under a use
+# after free (AddressSanitizer stops at the first). The function named is
+# the first frame of the stack that is not the allocator nor the refcount
+# API (the functions perf refcnt probes, util/refcnt/spec.c), taken out to
+# the function it is inlined in, as perf refcnt names a site; the type is
+# that of the API function below it (map__new() taking an nsinfo reference
+# is the function, not the API). For leaks, the function that leaked
+# the most objects, with their count and that of all direct leaks.
+#
+# kind: leak, double free, use after free (the put that freed it).
+
+function api(f) {
+	return f ~ /^(__interceptor_|__interceptor_trampoline_)/ ||
+	       f ~ /^(malloc|calloc|realloc|free|strdup|zalloc)$/ ||
+	       f ~ /^(dso|map|maps|thread|nsinfo|perf_cpu_map|cpu_map)__(get|put|zput|new|new_id|new2|clone|copy|alloc|delete|refcnt)$/
+}
+
+function type_of(f) {
+	sub(/__[a-z_0-9]*$/, "", f)
+	return f == "perf_cpu_map" || f == "cpu_map" ? "cpu_map" : f
+}
+
+# the stack read so far: nr frames, pc[] and fn[]; sets func and type
+function name_stack(   i) {
+	func = type = ""
+	for (i = 1; i < nr; i++) {
+		# the API function that allocated or freed, and its callers of its type
+		if (api(fn[i]) && (type == "" || type_of(fn[i]) == type)) {
+			type = type_of(fn[i])
+			continue
+		}
+		if (type == "")
+			continue
+		while (i + 1 < nr && pc[i + 1] == pc[i])
+			i++
+		func = fn[i]
+		return
+	}
+}
+
+function end_stack() {
+	if (!nr || stack == "")
+		return
+	name_stack()
+	if (stack == "leak" && func != "") {
+		key = type " " func
+		objects[key] += leaked
+		total += leaked
+	} else if (stack == want && func != "" && error_line == "") {
+		error_line = error " " type " " func " - -"
+	}
+	nr = 0
+	stack = ""
+}
+
+/^==[0-9]+==ERROR: AddressSanitizer: heap-use-after-free/ {
+	error = "use after free"; want = "freed"
+}
+/^==[0-9]+==ERROR: AddressSanitizer: attempting double-free/ {
+	end_stack(); error = "double free"; want = "error"; stack = "error"; nr = 0; next
+}
+/^Direct leak of / {
+	end_stack(); stack = "leak"; leaked = $7; nr = 0; next
+}
+/^(Indirect leak of |previously allocated by |SUMMARY: |READ of |WRITE of )/ {
+	end_stack(); next
+}
+/^freed by thread / {
+	end_stack(); stack = "freed"; nr = 0; next
+}
+/^ *#[0-9]+ 0x[0-9a-f]+ in / && stack != "" {
+	pc[nr] = $2
+	fn[nr] = $4
+	nr++
+	next
+}
+/^ *$/ { end_stack() }
+
+END {
+	end_stack()
+	if (error_line != "") {
+		print error_line
+		exit
+	}
+	best = ""
+	for (k in objects) {
+		if (best == "" || objects[k] > objects[best])
+			best = k
+	}
+	if (best != "")
+		print "leak", best, objects[best], total
+}
