@@ -27,9 +27,9 @@ function type_of(f) {
 	return f == "perf_cpu_map" || f == "cpu_map" ? "cpu_map" : f
 }
 
-# the stack read so far: nr frames, pc[] and fn[]; sets func and type
+# the stack read so far: nr frames, pc[] and fn[]; sets where and type
 function name_stack(   i) {
-	func = type = ""
+	where = type = ""
 	for (i = 1; i < nr; i++) {
 		# the API function that allocated or freed, and its callers of its type
 		if (api(fn[i]) && (type == "" || type_of(fn[i]) == type)) {
@@ -40,7 +40,7 @@ function name_stack(   i) {
 			continue
 		while (i + 1 < nr && pc[i + 1] == pc[i])
 			i++
-		func = fn[i]
+		where = fn[i]
 		return
 	}
 }
@@ -49,12 +49,12 @@ function end_stack() {
 	if (!nr || stack == "")
 		return
 	name_stack()
-	if (stack == "leak" && func != "") {
-		key = type " " func
+	if (stack == "leak" && where != "") {
+		key = type " " where
 		objects[key] += leaked
 		total += leaked
-	} else if (stack == want && func != "" && error_line == "") {
-		error_line = error " " type " " func " - -"
+	} else if (stack == want && where != "" && error_line == "") {
+		error_line = error " " type " " where " - -"
 	}
 	nr = 0
 	stack = ""
