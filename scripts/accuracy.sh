@@ -127,9 +127,10 @@ in_terminal() {
 # sanitize PERF COMMAND LOG: run COMMAND with PERF built with ASan, its
 # report in LOG; print what it names first: "kind type function objects
 # all" (objects: the leaked ones it puts at function, all: every direct
-# leak), or nothing if it reports nothing
+# leak), "crash error function" if it crashed (any other error of the
+# sanitizer, a signal), or nothing if it reports nothing
 sanitize() {
-	local target=$1 command=$2 log=$3 args
+	local target=$1 command=$2 log=$3 args rc=0
 
 	if [ "$command" = top ]; then
 		in_terminal "ASAN_OPTIONS=log_path=$log.top $target top -z -d 1"
@@ -137,9 +138,21 @@ sanitize() {
 		rm -f "$log".top.*
 	else
 		mapfile -t args < <(command_args "$command")
-		"$target" "${args[@]}" > /dev/null 2> "$log" || true
+		"$target" "${args[@]}" > /dev/null 2> "$log" || rc=$?
 	fi
-	awk -f "$top/scripts/sanitizer-top.awk" "$log"
+	awk -v status="$rc" -f "$top/scripts/sanitizer-top.awk" "$log"
+}
+
+# sanitizer_said LINE: sanitize's LINE for the table; a crash is no verdict
+sanitizer_said() {
+	local kind error func
+
+	read -r kind error func _ <<< "$1"
+	if [ "$kind" = crash ]; then
+		echo "the sanitizer run crashed: $error in $func"
+	else
+		echo "${1:-nothing}"
+	fi
 }
 
 # audit NAME PERF COMMAND: record COMMAND run by PERF (a perf), write the
@@ -215,7 +228,9 @@ judge() {
 	if build "$name" "$patch" "$out/$name/asan" "$asan_obj" "$asan_cflags"; then
 		read -r kind type func n all <<< "$(sanitize "$out/$name/asan/perf" "$command" \
 			"$out/$name/asan.log" | sed 's/use after free/use_after_free/; s/double free/double_free/')"
-		if [ -n "${kind:-}" ]; then
+		if [ "${kind:-}" = crash ]; then
+			said=$(sanitizer_said "$kind $type $func")
+		elif [ -n "${kind:-}" ]; then
 			said="${kind//_/ } $type $func"
 			[ "$type $func" = "$want_type $want_func" ] && ok=1
 		fi
@@ -241,17 +256,23 @@ for patch in "${variants[@]}"; do
 	top_row=-
 	rank=-
 	if [ -z "${clean_done[$command]:-}" ]; then
-		# the clean perf on the same command: no bug row
-		audit "clean-$command" "$perf" "$command" || true
-		bugs=$(bug_rows "$out/clean-$command/findings" 2> /dev/null | wc -l)
+		# the clean perf on the same command: no bug row; no report is no verdict
+		if audit "clean-$command" "$perf" "$command"; then
+			bugs=$(bug_rows "$out/clean-$command/findings" | wc -l)
+			clean_rows="$bugs bug rows"
+		else
+			bugs=1
+			clean_rows="no report"
+		fi
 		clean_done[$command]=1
 		if [ -n "$asan_obj" ]; then
 			said=$(sanitize "$asan_obj/perf" "$command" "$out/clean-$command/asan.log")
 			[ -z "$said" ] || bugs=$((bugs + 1))
 		fi
-		printf '%-34s %-9s %-48s %5s %6s %s\n' "clean" "$command" "$bugs bug rows" - \
+		printf '%-34s %-9s %-48s %5s %6s %s\n' "clean" "$command" "$clean_rows" - \
 			$((SECONDS - t0)) "$([ "$bugs" -eq 0 ] && echo pass || echo FAIL)"
-		[ -z "$asan_obj" ] || printf '%-44s %s\n' "  asan + lsan (RC_CHK)" "${said:-nothing}"
+		[ -z "$asan_obj" ] || printf '%-44s %s\n' "  asan + lsan (RC_CHK)" \
+			"$(sanitizer_said "$said")"
 		if [ "$bugs" -eq 0 ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
 		t0=$SECONDS
 	fi

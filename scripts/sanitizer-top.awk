@@ -15,6 +15,13 @@
 # the most objects, with their count and that of all direct leaks.
 #
 # kind: leak, double free, use after free (the put that freed it).
+#
+# Any other error of the sanitizer (SEGV, heap-buffer-overflow...), one of
+# those two whose stacks name no refcount API, a fatal error of the
+# sanitizer itself or, with -v status=N (the exit status of the run), a
+# death by a signal is a crash: "crash error function", the first frame of
+# the error's stack that is not the sanitizer's ("-" if none). A crash is
+# never "nothing".
 
 function api(f) {
 	return f ~ /^(__interceptor_|__interceptor_trampoline_)/ ||
@@ -61,10 +68,23 @@ function end_stack() {
 }
 
 /^==[0-9]+==ERROR: AddressSanitizer: heap-use-after-free/ {
-	error = "use after free"; want = "freed"
+	error = "use after free"; want = "freed"; asan_error = "heap-use-after-free"
 }
 /^==[0-9]+==ERROR: AddressSanitizer: attempting double-free/ {
-	end_stack(); error = "double free"; want = "error"; stack = "error"; nr = 0; next
+	end_stack(); error = "double free"; want = "error"; stack = "error"; nr = 0
+	asan_error = "double-free"; next
+}
+# any other error: a crash, its name up to " on " or " (", and its stack
+/^==[0-9]+==ERROR: AddressSanitizer: / && asan_error == "" {
+	end_stack()
+	asan_error = $0
+	sub(/.*AddressSanitizer: /, "", asan_error)
+	sub(/ on .*| \(.*|: .*/, "", asan_error)
+	gsub(/ /, "-", asan_error)
+	stack = "crash"; nr = 0; next
+}
+/^==[0-9]+==(AddressSanitizer CHECK failed|LeakSanitizer has encountered a fatal error)/ {
+	end_stack(); asan_error = $1 ~ /Leak/ ? "LeakSanitizer-fatal-error" : "CHECK-failed"; next
 }
 /^Direct leak of / {
 	end_stack(); stack = "leak"; leaked = $7; nr = 0; next
@@ -76,6 +96,8 @@ function end_stack() {
 	end_stack(); stack = "freed"; nr = 0; next
 }
 /^ *#[0-9]+ 0x[0-9a-f]+ in / && stack != "" {
+	if (stack == "crash" && crash_where == "" && $4 !~ /^(__interceptor_|__asan|__sanitizer)/)
+		crash_where = $4
 	pc[nr] = $2
 	fn[nr] = $4
 	nr++
@@ -87,6 +109,14 @@ END {
 	end_stack()
 	if (error_line != "") {
 		print error_line
+		exit
+	}
+	if (asan_error != "") {
+		print "crash", asan_error, crash_where != "" ? crash_where : "-"
+		exit
+	}
+	if (status > 128) {
+		print "crash", "signal-" (status - 128), "-"
 		exit
 	}
 	best = ""

@@ -71,6 +71,8 @@
 #define REFCNT_STDIO_FRAMES	5
 /* perf refcnt report --fail-on: a finding of those kinds remains (LSan's exitcode) */
 #define REFCNT_EXIT_FINDINGS	23
+/* --fail-on: none certain, but uncertain ones remain: the recording could not be judged */
+#define REFCNT_EXIT_UNCERTAIN	24
 
 static const char * const refcnt_record_usage[] = {
 	"perf refcnt record [<options>] -- <command> [<args>]",
@@ -87,9 +89,18 @@ static struct refcnt_probes refcnt_probes;
 /* keep the breakpoints in forked children: see util/refcnt/pin.h */
 static struct evlist *refcnt_pins;
 
+/* the recorder: atexit() handlers also run in a forked child that exits */
+static pid_t refcnt_recorder;
+
 /* Nothing may be left behind, whatever way record ends. */
 static void refcnt__uninstall(void)
 {
+	/*
+	 * perf record's workload child exits without exec'ing the workload
+	 * if it cannot: the uprobes are the recorder's, which still runs
+	 */
+	if (refcnt_recorder && getpid() != refcnt_recorder)
+		return;
 	/* an open event keeps its uprobe event from being removed */
 	evlist__delete(refcnt_pins);
 	refcnt_pins = NULL;
@@ -264,12 +275,15 @@ static void refcnt__record_scan(struct refcnt_exit_scan *es, const char *output)
 	const struct refcnt_scan_result *r = &scan.result;
 	int err = refcnt_exit_scan__finish(es, &scan);
 
-	if (!err && r->status == REFCNT_SCAN__DONE)
+	if (!err && r->status == REFCNT_SCAN__DONE) {
 		pr_info("perf refcnt: scan at exit of pid %u: %.1f MiB read in %.3f s, %" PRIu64
 			" blocks in use, %" PRIu64 " reachable, %u objects of the audited types\n",
 			r->pid, r->bytes / 1048576.0, r->ns / 1e9, r->blocks, r->reached,
 			r->nr_objects);
-	else if (!err)
+		if (r->partial)
+			pr_warning("perf refcnt: the scan at exit is partial (%s): the leaks it tells are marked uncertain\n",
+				   refcnt_scan_partial__names(r->partial));
+	} else if (!err)
 		pr_warning("perf refcnt: no scan at exit: %s: leaks will be the references outstanding at exit\n",
 			   refcnt_scan_status__name(r->status));
 	if (!err && output)
@@ -396,6 +410,7 @@ static int refcnt__record(int argc, const char **argv)
 		       strerror(-ret));
 		goto out;
 	}
+	refcnt_recorder = getpid();
 	atexit(refcnt__uninstall);
 	ret = refcnt_probes__install(&refcnt_probes, group);
 	if (ret)
@@ -458,8 +473,12 @@ static int refcnt__record(int argc, const char **argv)
 
 	ret = count ? cmd_stat(i, rec_argv) : cmd_record(i, rec_argv);
 	free(rec_argv);
+	/*
+	 * perf record returns the workload's exit status: a command that
+	 * fails, or dies, is scanned all the same, its status in the scan
+	 */
 	if (exit_scan.helper > 0)
-		refcnt__record_scan(&exit_scan, ret ? NULL : output);
+		refcnt__record_scan(&exit_scan, ret < 0 ? NULL : output);
 out:
 	refcnt__uninstall();
 	refcnt_probes__exit(&refcnt_probes);
@@ -724,12 +743,27 @@ static void refcnt__print_engine_counters(const struct refcnt_engine_stats *st)
 		  "lifetimes ended by a new object at their address, their free not seen" },
 		{ st->out_of_order, "events older than one replayed before them" },
 		{ st->duplicates, "events seen twice, ignored" },
+		{ st->scan_missed,
+		  "objects alive at the end the scan at exit did not find: rows uncertain" },
+		{ st->stack_only,
+		  "references only the exiting thread's stack accounts for: leaks, uncertain" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
 		if (counters[i].nr || verbose > 0)
 			printf("# %s: %" PRIu64 "\n", counters[i].what, counters[i].nr);
 	}
+}
+
+/* How the scanned process ended: its status, or the signal that killed it. */
+static void refcnt__print_scan_end(const struct refcnt_scan_result *r)
+{
+	if (r->signal)
+		printf("# the process was killed by signal %u (%s): %s\n", r->signal,
+		       strsignal(r->signal),
+		       "references only its stack held are leaks of its interrupted work");
+	else
+		printf("# the process exited with status %u\n", r->exit_code);
 }
 
 /* What the scan at exit did, or why the leaks are what is outstanding. */
@@ -745,9 +779,12 @@ static void refcnt__print_scan(const struct refcnt_report *rep)
 	printf("# scan at exit of pid %u: %.1f MiB read in %.3f s, %" PRIu64 " of %" PRIu64
 	       " blocks reachable, %u objects of the audited types\n", r->pid,
 	       r->bytes / 1048576.0, r->ns / 1e9, r->reached, r->blocks, r->nr_objects);
-	if (r->signal)
-		printf("# the process was killed by signal %u (%s): %s\n", r->signal,
-		       strsignal(r->signal), "references its interrupted work held are leaks");
+	printf("# scan covered %u writable mappings, skipped %u (%.1f MiB), %u heaps %s%s%s\n",
+	       r->regions_read, r->regions_skipped, r->bytes_skipped / 1048576.0,
+	       r->walks_failed, "not walked",
+	       r->partial ? ": partial, its leaks are uncertain: " : "",
+	       r->partial ? refcnt_scan_partial__names(r->partial) : "");
+	refcnt__print_scan_end(r);
 }
 
 #define REFCNT_MAX_FRAMES	128
@@ -886,16 +923,85 @@ static int refcnt__print_folded(const struct refcnt_report *rep, u32 kinds)
 	return 0;
 }
 
-/* Does a certain finding of @kinds remain? */
-static bool refcnt__findings_of(const struct refcnt_report *rep, u32 kinds)
+/* Why findings are uncertain, as far as the report knows: ", " separated, in @buf */
+static void refcnt__uncertain_why(const struct refcnt_report *rep, char *buf, size_t size)
 {
+	const struct refcnt_engine_stats *st = refcnt_engine__stats(rep->engine);
+	const struct refcnt_scan_result *r = &rep->scan.result;
+	u64 hits = 0;
+	int n = 0;
+
+	for (u32 i = 0; i < rep->decoder.nr_uncovered; i++)
+		hits += rep->decoder.uncovered[i].hits;
+	buf[0] = '\0';
+	if (rep->lost + rep->lost_samples)
+		n += scnprintf(buf + n, size - n, ", %" PRIu64 " events lost",
+			       rep->lost + rep->lost_samples);
+	if (rep->decoder.bad_samples)
+		n += scnprintf(buf + n, size - n, ", %" PRIu64 " damaged samples",
+			       rep->decoder.bad_samples);
+	if (hits)
+		n += scnprintf(buf + n, size - n, ", %" PRIu64 " hits on uncovered inlined sites",
+			       hits);
+	if (r->status == REFCNT_SCAN__DONE && r->partial)
+		n += scnprintf(buf + n, size - n, ", a partial scan at exit (%s)",
+			       refcnt_scan_partial__names(r->partial));
+	if (st->scan_missed)
+		n += scnprintf(buf + n, size - n, ", %" PRIu64 " objects the scan at exit missed",
+			       st->scan_missed);
+	if (st->stack_only)
+		n += scnprintf(buf + n, size - n, ", %" PRIu64 " %s", st->stack_only,
+			       "references only the exiting stack held");
+	if (n)
+		memmove(buf, buf + 2, n - 1);
+	else
+		scnprintf(buf, size, "events the recording missed");
+}
+
+/*
+ * --fail-on found, of its kinds, no certain row but @nr uncertain ones, of
+ * @kinds: say why they stop the gate and what to do, in one line.
+ */
+static void refcnt__warn_uncertain(const char *what, u32 nr, u32 kinds, const char *why)
+{
+	char names[128];
+	int n = 0;
+
+	names[0] = '\0';
+	for (int k = 0; k < REFCNT_FINDING__MAX; k++) {
+		if (kinds & (1U << k))
+			n += scnprintf(names + n, sizeof(names) - n, "%s%s", n ? ", " : "",
+				       refcnt_finding_kind__name(k));
+	}
+	pr_err("perf refcnt: --fail-on: %u uncertain row(s) of %s %s (%s): the recording could not be judged (exit %d); record it again, or let them pass with --no-fail-on-uncertain\n",
+	       nr, names, what, why, REFCNT_EXIT_UNCERTAIN);
+}
+
+/*
+ * --fail-on's status: REFCNT_EXIT_FINDINGS if a certain finding of @kinds
+ * remains, else REFCNT_EXIT_UNCERTAIN if an uncertain one does and
+ * @fail_uncertain, saying why; 0 otherwise.
+ */
+static int refcnt__fail_on(const struct refcnt_report *rep, u32 kinds, bool fail_uncertain)
+{
+	u32 uncertain = 0, uncertain_kinds = 0;
+	char why[256];
+
 	for (u32 i = 0; i < rep->findings.nr; i++) {
 		const struct refcnt_group *g = rep->findings.groups[i];
 
-		if (!g->uncertain && (kinds & (1U << g->kind)))
-			return true;
+		if (!(kinds & (1U << g->kind)))
+			continue;
+		if (!g->uncertain)
+			return REFCNT_EXIT_FINDINGS;
+		uncertain++;
+		uncertain_kinds |= 1U << g->kind;
 	}
-	return false;
+	if (!uncertain || !fail_uncertain)
+		return 0;
+	refcnt__uncertain_why(rep, why, sizeof(why));
+	refcnt__warn_uncertain("remain", uncertain, uncertain_kinds, why);
+	return REFCNT_EXIT_UNCERTAIN;
 }
 
 static void refcnt__print_header(struct refcnt_report *rep, const char *input)
@@ -916,7 +1022,8 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	}
 	printf("\n# ");
 	refcnt__fprintf_totals(stdout, rep->findings.totals, false);
-	printf(", uncertain (lost or uncovered events): %" PRIu64 "\n",
+	printf(", uncertain (%s): %" PRIu64 "\n",
+	       "lost or uncovered events, a partial scan, the exiting stack",
 	       rep->findings.uncertain);
 	printf("# outstanding at the end: %" PRIu64 " references %s\n",
 	       rep->findings.outstanding, "(--folded writes their callchains)");
@@ -927,31 +1034,44 @@ static void refcnt__print_header(struct refcnt_report *rep, const char *input)
 	refcnt__print_uncovered(rep);
 }
 
+/* -x: @s as one field (refcnt_field__escape()), then @end */
+static void refcnt__print_field(const char *s, const char *sep, const char *end)
+{
+	size_t len = strlen(s);
+	char buf[256];
+
+	for (size_t off = 0; off < len; off += sizeof(buf) - 1)
+		fputs(refcnt_field__escape(buf, sizeof(buf), s + off, sep), stdout);
+	fputs(end, stdout);
+}
+
 /*
  * One line per group, fields separated by @sep, for scripts and tests:
  * finding, type, refs, objects, site function, uncertain (0/1), the
  * function of the other put (the one that freed it) or "-", the address
- * of the group's first object, the command of its thread, and the
- * references held by the group's leaked objects (held by a leak).
+ * of the group's first object, the command of its thread, the references
+ * held by the group's leaked objects (held by a leak) and why its site.
+ * A text field's characters of @sep are replaced (refcnt_field__escape()).
  */
 static void refcnt__print_findings_sep(struct refcnt_report *rep, const char *sep)
 {
-	char site[256], other[256];
-
 	for (u32 i = 0; i < rep->findings.nr; i++) {
 		const struct refcnt_group *g = rep->findings.groups[i];
+		char site[256], other[256] = "-";
 
 		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
 		if (g->has_other)
 			refcnt_sym__ref_func(&rep->sym, &g->other, other, sizeof(other));
-		else
-			snprintf(other, sizeof(other), "-");
-		printf("%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%s%s%d%s%s%s%#" PRIx64 "%s%s",
-		       refcnt_finding_kind__name(g->kind), sep,
-		       refcnt_type_specs[g->type].name, sep, g->refs, sep, g->objects, sep,
-		       site, sep, g->uncertain, sep, other, sep, g->obj, sep, g->comm ?: "-");
-		printf("%s%" PRIu64 "%s%s\n", sep, g->held_refs, sep,
-		       refcnt_site_why__name(g->why));
+		refcnt__print_field(refcnt_finding_kind__name(g->kind), sep, sep);
+		refcnt__print_field(refcnt_type_specs[g->type].name, sep, sep);
+		printf("%" PRIu64 "%s%" PRIu64 "%s", g->refs, sep, g->objects, sep);
+		refcnt__print_field(site, sep, sep);
+		printf("%d%s", g->uncertain, sep);
+		refcnt__print_field(other, sep, sep);
+		printf("%#" PRIx64 "%s", g->obj, sep);
+		refcnt__print_field(g->comm ?: "-", sep, sep);
+		printf("%" PRIu64 "%s", g->held_refs, sep);
+		refcnt__print_field(refcnt_site_why__name(g->why), sep, "\n");
 	}
 }
 
@@ -1217,7 +1337,7 @@ static int refcnt__replay(struct refcnt_report *rep, const char *input, u64 foll
 	if (rep->scan.result.status == REFCNT_SCAN__DONE &&
 	    refcnt_engine__exit_scan(rep->engine,
 				     refcnt_decoder__space(&rep->decoder, rep->scan.result.pid),
-				     rep->scan.objects, rep->scan.result.nr_objects))
+				     &rep->scan))
 		return -ENOMEM;
 	refcnt_engine__end(rep->engine);
 	return rep->err;
@@ -1338,7 +1458,7 @@ static int refcnt__report(int argc, const char **argv)
 	const char *history = NULL, *field_sep = NULL, *fail_on = NULL;
 	struct refcnt_report rep = { .out = stdout };
 	bool stdio = false, tui = false, balance = false, scan = true;
-	bool gen_suppressions = false, folded = false;
+	bool gen_suppressions = false, folded = false, fail_uncertain = true;
 	u32 fail_kinds = 0;
 	u64 follow = 0;
 	char bad[64], types_help[128], callchain_defaults[] = REFCNT_CALLCHAIN_DEFAULT;
@@ -1369,6 +1489,8 @@ static int refcnt__report(int argc, const char **argv)
 		    "print a suppression line for each bug row shown"),
 	OPT_STRING(0, "fail-on", &fail_on, "kind[,kind...]",
 		   "exit with status 23 if a finding of these kinds remains (bugs: all bug kinds)"),
+	OPT_BOOLEAN(0, "fail-on-uncertain", &fail_uncertain,
+		    "--fail-on: exit with status 24 if only uncertain ones remain (default: on)"),
 	OPT_BOOLEAN(0, "folded", &folded,
 		    "write the callchains of the outstanding references (or --fail-on's) folded"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
@@ -1485,8 +1607,8 @@ static int refcnt__report(int argc, const char **argv)
 			refcnt__print_gen_suppressions(&rep);
 		refcnt__warn_missed(&rep);
 	}
-	if (!ret && fail_kinds && refcnt__findings_of(&rep, fail_kinds))
-		ret = REFCNT_EXIT_FINDINGS;
+	if (!ret && fail_kinds)
+		ret = refcnt__fail_on(&rep, fail_kinds, fail_uncertain);
 out:
 	refcnt__report_exit(&rep);
 	return ret;
@@ -1560,9 +1682,9 @@ out:
 	return err;
 }
 
-/* Replay @input and summarize it in @s. */
+/* Replay @input and summarize it in @s; why its uncertain rows are in @why. */
 static int refcnt__diff_side(const char *input, unsigned long type_mask, bool no_scan,
-			     struct refcnt_summary *s)
+			     struct refcnt_summary *s, char *why, size_t why_size)
 {
 	struct refcnt_report rep = { .out = stdout, .type_mask = type_mask, .no_scan = no_scan };
 	int ret;
@@ -1581,8 +1703,10 @@ static int refcnt__diff_side(const char *input, unsigned long type_mask, bool no
 		ret = refcnt__replay(&rep, input, 0);
 	if (!ret)
 		ret = refcnt__summarize(&rep, s);
-	if (!ret)
+	if (!ret) {
 		refcnt__warn_missed(&rep);
+		refcnt__uncertain_why(&rep, why, why_size);
+	}
 	refcnt__report_exit(&rep);
 	return ret;
 }
@@ -1708,11 +1832,13 @@ static void refcnt__print_diff_chain_sep(const struct refcnt_diff_finding *r, co
 {
 	const struct refcnt_summary_finding *f = r->new ?: r->base;
 
-	printf("finding%s%s%s%s%s%s%s%s%s%" PRIu64 "%s%" PRIu64 "%s%" PRId64 "%s%s\n",
-	       sep, refcnt_diff_status__name(r->status), sep,
-	       refcnt_finding_kind__name(f->kind), sep, refcnt_type_specs[f->type].name,
-	       sep, f->site, sep, r->base ? r->base->refs : 0, sep,
-	       r->new ? r->new->refs : 0, sep, r->delta, sep, f->chain);
+	printf("finding%s%s%s", sep, refcnt_diff_status__name(r->status), sep);
+	refcnt__print_field(refcnt_finding_kind__name(f->kind), sep, sep);
+	refcnt__print_field(refcnt_type_specs[f->type].name, sep, sep);
+	refcnt__print_field(f->site, sep, sep);
+	printf("%" PRIu64 "%s%" PRIu64 "%s%" PRId64 "%s", r->base ? r->base->refs : 0, sep,
+	       r->new ? r->new->refs : 0, sep, r->delta, sep);
+	refcnt__print_field(f->chain, sep, "\n");
 }
 
 /*
@@ -1733,12 +1859,42 @@ static void refcnt__print_diff_sep(const struct refcnt_diff *d, const char *sep)
 		const struct refcnt_summary_balance none = { .type = 0 };
 		const struct refcnt_summary_balance *o = r->base ?: &none, *n = r->new ?: &none;
 
-		printf("balance%s%s%s%s%s%s", sep, refcnt_diff_status__name(r->status), sep,
-		       refcnt_type_specs[b->type].name, sep, b->func);
+		printf("balance%s%s%s", sep, refcnt_diff_status__name(r->status), sep);
+		refcnt__print_field(refcnt_type_specs[b->type].name, sep, sep);
+		refcnt__print_field(b->func, sep, "");
 		printf("%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64
 		       "%s%.2f%s%.2f\n", sep, o->gets, sep, o->puts, sep, o->calls, sep, n->gets,
 		       sep, n->puts, sep, n->calls, sep, r->base_per_call, sep, r->new_per_call);
 	}
+}
+
+/*
+ * diff --fail-on's status: REFCNT_EXIT_FINDINGS if the new recording @new
+ * made a row or function of @kinds worse (refcnt_diff__worse()), else
+ * REFCNT_EXIT_UNCERTAIN if it did with uncertain rows only (of @new, or of
+ * the baseline) and @fail_uncertain, saying why (@why, @base_why); 0
+ * otherwise.
+ */
+static int refcnt__diff_fail_on(const struct refcnt_diff *d, u32 kinds, bool fail_uncertain,
+				const char *new, const char *why, const char *base_why)
+{
+	struct refcnt_diff_worse w;
+	char what[PATH_MAX + 16], whys[640];
+
+	if (refcnt_diff__worse(d, kinds, &w))
+		return REFCNT_EXIT_FINDINGS;
+	if (!w.uncertain || !fail_uncertain)
+		return 0;
+	snprintf(what, sizeof(what), "worse in %s", new);
+	if (w.base_uncertain == w.uncertain)
+		snprintf(whys, sizeof(whys), "the baseline's own rows of them are uncertain: %s",
+			 base_why);
+	else if (w.base_uncertain)
+		snprintf(whys, sizeof(whys), "%s; the baseline's: %s", why, base_why);
+	else
+		snprintf(whys, sizeof(whys), "%s", why);
+	refcnt__warn_uncertain(what, w.uncertain, w.uncertain_kinds, whys);
+	return REFCNT_EXIT_UNCERTAIN;
 }
 
 /*
@@ -1752,9 +1908,10 @@ static int refcnt__diff(int argc, const char **argv)
 	struct refcnt_summary sb = { NULL }, sn = { NULL };
 	struct refcnt_diff d = { NULL };
 	bool stdio = true, scan = true, rows_only = false, full_callchain = false;
+	bool fail_uncertain = true;
 	unsigned long type_mask;
 	u32 fail_kinds = 0;
-	char bad[64], types_help[128];
+	char bad[64], types_help[128], base_why[256], why[256];
 	int ret;
 	const struct option options[] = {
 	OPT_BOOLEAN(0, "stdio", &stdio, "use the stdio interface (the only one)"),
@@ -1766,7 +1923,9 @@ static int refcnt__diff(int argc, const char **argv)
 	OPT_STRING('x', "field-separator", &field_sep, "separator",
 		   "one line per row, fields separated by <separator>"),
 	OPT_STRING(0, "fail-on", &fail_on, "kind[,kind...]",
-		   "exit with status 23 if findings of these kinds are new or grew"),
+		   "exit with status 23 if findings of these kinds are new or take more per call"),
+	OPT_BOOLEAN(0, "fail-on-uncertain", &fail_uncertain,
+		    "--fail-on: exit with status 24 if only uncertain ones are (default: on)"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	OPT_END()
 	};
@@ -1793,16 +1952,16 @@ static int refcnt__diff(int argc, const char **argv)
 		return -EINVAL;
 	}
 
-	ret = refcnt__diff_side(base, type_mask, !scan, &sb);
+	ret = refcnt__diff_side(base, type_mask, !scan, &sb, base_why, sizeof(base_why));
 	if (!ret)
-		ret = refcnt__diff_side(new, type_mask, !scan, &sn);
+		ret = refcnt__diff_side(new, type_mask, !scan, &sn, why, sizeof(why));
 	if (!ret)
 		ret = refcnt_diff__compute(&d, &sb, &sn);
 	if (ret)
 		goto out;
 
-	if (fail_kinds && refcnt_diff__worse(&d, fail_kinds))
-		ret = REFCNT_EXIT_FINDINGS;
+	if (fail_kinds)
+		ret = refcnt__diff_fail_on(&d, fail_kinds, fail_uncertain, new, why, base_why);
 	if (field_sep) {
 		refcnt__print_diff_sep(&d, field_sep);
 		goto out;

@@ -72,6 +72,94 @@ static bool row_is(const struct refcnt_diff_group *g, enum refcnt_diff_status st
 }
 
 /*
+ * --fail-on against @base (summaries()'s) of a run of the same perf: leaks
+ * at a on other callchains, many more of them, and an uncertain one at u,
+ * a key the baseline lacks. Then that run as the baseline: a new leak of a
+ * dso, which its uncertain dso leaks may have missed, and one of a map.
+ */
+static int worse_keys(const struct refcnt_summary *base)
+{
+	struct refcnt_summary s, t;
+	struct refcnt_diff d;
+	struct refcnt_diff_worse w;
+	int ret = TEST_FAIL;
+
+	memset(&d, 0, sizeof(d));
+	memset(&t, 0, sizeof(t));
+	if (refcnt_summary__init(&s) ||
+	    add(&s, REFCNT_FINDING__LEAK, T_DSO, "a", "main;x;a", 1) ||
+	    add(&s, REFCNT_FINDING__LEAK, T_DSO, "a", "main;z;a", 40) ||
+	    refcnt_summary__add_finding(&s, REFCNT_FINDING__LEAK, T_DSO, true, "u", "main;u", 4) ||
+	    refcnt_diff__compute(&d, base, &s))
+		goto out;
+	TEST_ASSERT_EQUAL("rows: more leaks at a, an uncertain one at u, b and c gone",
+			  (int)d.nr_groups, 4);
+	TEST_ASSERT_EQUAL("leaks that drift at a key the baseline has are not worse",
+			  (int)refcnt_diff__worse(&d, ~0U, &w), 0);
+	TEST_ASSERT_VAL("an uncertain new key: not judged (exit 24)",
+			w.uncertain == 1 && w.uncertain_kinds == 1U << REFCNT_FINDING__LEAK);
+	refcnt_diff__exit(&d);
+	if (refcnt_summary__init(&t) ||
+	    add(&t, REFCNT_FINDING__LEAK, T_DSO, "w", "main;w", 1) ||
+	    add(&t, REFCNT_FINDING__LEAK, T_MAP, "x", "main;x", 1) ||
+	    refcnt_diff__compute(&d, &s, &t))
+		goto out;
+	TEST_ASSERT_EQUAL("a new map leak is worse", (int)refcnt_diff__worse(&d, ~0U, &w), 1);
+	TEST_ASSERT_VAL("a new dso leak, where the baseline's are uncertain: not judged",
+			w.uncertain == 1 && w.base_uncertain == 1);
+	ret = TEST_OK;
+out:
+	refcnt_diff__exit(&d);
+	refcnt_summary__exit(&s);
+	refcnt_summary__exit(&t);
+	return ret;
+}
+
+/*
+ * The baseline: an uncertain leak at u, a leak of a map at m, and f that
+ * takes a map per call, @calls times. The new run: u certain, more leaks at
+ * m, an uncertain one at k, f takes two per call; @m_certain: m certain.
+ */
+static int per_call(struct refcnt_summary *base, struct refcnt_summary *new, u64 calls,
+		    bool m_certain)
+{
+	return refcnt_summary__init(base) ?: refcnt_summary__init(new) ?:
+	       refcnt_summary__add_finding(base, REFCNT_FINDING__LEAK, T_DSO, true, "u", "u", 1) ?:
+	       add(base, REFCNT_FINDING__LEAK, T_MAP, "m", "main;m", 1) ?:
+	       refcnt_summary__add_site(base, T_MAP, "f", calls, 0) ?:
+	       add(new, REFCNT_FINDING__LEAK, T_DSO, "u", "main;u", 2) ?:
+	       refcnt_summary__add_finding(new, REFCNT_FINDING__LEAK, T_MAP, !m_certain, "m",
+					   "main;m", 5) ?:
+	       refcnt_summary__add_finding(new, REFCNT_FINDING__LEAK, T_MAP, true, "k", "k", 1) ?:
+	       refcnt_summary__add_site(new, T_MAP, "f", calls, 0) ?:
+	       refcnt_summary__add_site(new, T_MAP, "f", calls, 0);
+}
+
+/* --fail-on: a function that takes more per call, on a type that leaks */
+static int worse_per_call(u64 calls, bool m_certain, u32 certain, u32 uncertain)
+{
+	struct refcnt_summary base, new;
+	struct refcnt_diff d;
+	struct refcnt_diff_worse w;
+	int ret = TEST_FAIL;
+
+	memset(&d, 0, sizeof(d));
+	memset(&base, 0, sizeof(base));
+	memset(&new, 0, sizeof(new));
+	if (!per_call(&base, &new, calls, m_certain) && !refcnt_diff__compute(&d, &base, &new)) {
+		refcnt_diff__worse(&d, 1U << REFCNT_FINDING__LEAK, &w);
+		pr_debug("f called %" PRIu64 " times, m %s: %u worse, %u uncertain\n", calls,
+			 m_certain ? "certain" : "uncertain", w.certain, w.uncertain);
+		if (w.certain == certain && w.uncertain == uncertain)
+			ret = TEST_OK;
+	}
+	refcnt_diff__exit(&d);
+	refcnt_summary__exit(&base);
+	refcnt_summary__exit(&new);
+	return ret;
+}
+
+/*
  * Rows new, changed, gone, in report's order of kinds, then the most
  * changed first; only the callchains that changed under a row; the
  * function whose references per call doubled first among the balances,
@@ -81,6 +169,7 @@ int test__refcnt_diff(struct test_suite *test __maybe_unused, int subtest __mayb
 {
 	struct refcnt_summary base, new, none;
 	struct refcnt_diff d, same;
+	struct refcnt_diff_worse w;
 	const struct refcnt_diff_group *g;
 	char bad[16];
 	u32 bugs;
@@ -138,26 +227,26 @@ int test__refcnt_diff(struct test_suite *test __maybe_unused, int subtest __mayb
 			d.balance[2].base_per_call == d.balance[2].new_per_call);
 
 	TEST_ASSERT_VAL("bugs", !refcnt_finding_kinds__parse("bugs", &bugs, bad, sizeof(bad)));
-	TEST_ASSERT_EQUAL("worse bugs: d, e, a (more); not c (gone)",
-			  (int)refcnt_diff__worse(&d, bugs), 3);
+	TEST_ASSERT_EQUAL("worse bugs: d, e (new keys); not a (more, a key the baseline has), c",
+			  (int)refcnt_diff__worse(&d, bugs, &w), 2);
+	TEST_ASSERT_VAL("none uncertain", !w.uncertain);
 	TEST_ASSERT_EQUAL("worse double puts: c is gone",
-			  (int)refcnt_diff__worse(&d, 1U << REFCNT_FINDING__DOUBLE_PUT), 0);
-	TEST_ASSERT_EQUAL("worse still referenced: e; b is the same",
-			  (int)refcnt_diff__worse(&d, 1U << REFCNT_FINDING__STILL_REFERENCED), 1);
+			  (int)refcnt_diff__worse(&d, 1U << REFCNT_FINDING__DOUBLE_PUT, &w), 0);
+	TEST_ASSERT_EQUAL("worse still referenced: e; b is the same; f takes one more map per call",
+			  (int)refcnt_diff__worse(&d, 1U << REFCNT_FINDING__STILL_REFERENCED, &w),
+			  2);
 	TEST_ASSERT_EQUAL("a recording against itself is not worse",
-			  (int)refcnt_diff__worse(&same, ~0U), 0);
-	/* as many leaks at a, one on another callchain, and an uncertain one at u */
-	refcnt_summary__exit(&none);
-	TEST_ASSERT_VAL("summary", !refcnt_summary__init(&none) &&
-			!add(&none, REFCNT_FINDING__LEAK, T_DSO, "a", "main;x;a", 1) &&
-			!add(&none, REFCNT_FINDING__LEAK, T_DSO, "a", "main;z;a", 1) &&
-			!refcnt_summary__add_finding(&none, REFCNT_FINDING__LEAK, T_DSO, true,
-						     "u", "main;u", 4));
+			  (int)refcnt_diff__worse(&same, ~0U, &w) + (int)w.uncertain, 0);
 	refcnt_diff__exit(&same);
-	TEST_ASSERT_VAL("diff", !refcnt_diff__compute(&same, &base, &none));
-	TEST_ASSERT_EQUAL("rows of fewer and uncertain leaks", (int)same.nr_groups, 4);
-	TEST_ASSERT_EQUAL("as many leaks and uncertain ones are not worse",
-			  (int)refcnt_diff__worse(&same, ~0U), 0);
+	TEST_ASSERT_VAL("a key the baseline has, drifting; a new uncertain one",
+			worse_keys(&base) == TEST_OK);
+	/* u was uncertain: a key the baseline has; k: new, uncertain */
+	TEST_ASSERT_VAL("f 1 -> 2 per call on leaking maps: worse",
+			worse_per_call(10, true, 1, 1) == TEST_OK);
+	TEST_ASSERT_VAL("f 1 -> 2 per call on maps whose leaks are uncertain: not judged",
+			worse_per_call(10, false, 0, 2) == TEST_OK);
+	TEST_ASSERT_VAL("f called too few times to be judged",
+			worse_per_call(REFCNT_DIFF_WORSE_CALLS - 1, true, 0, 1) == TEST_OK);
 	refcnt_summary__exit(&none);
 	TEST_ASSERT_VAL("summary", !refcnt_summary__init(&none));
 

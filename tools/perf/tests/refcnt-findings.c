@@ -141,3 +141,32 @@ int test__refcnt_findings_suppressions(struct test_suite *test __maybe_unused,
 	refcnt_findings__exit(&f);
 	return TEST_OK;
 }
+
+/*
+ * -x: a comm, a function or a callchain that holds the separator must not
+ * shift the fields after it: its characters of the separator are replaced.
+ */
+int test__refcnt_findings_field(struct test_suite *test __maybe_unused,
+				int subtest __maybe_unused)
+{
+	char buf[32];
+
+	TEST_ASSERT_VAL("a comm with a comma",
+			!strcmp(refcnt_field__escape(buf, sizeof(buf), "a,b c", ","), "a_b c"));
+	TEST_ASSERT_VAL("a callchain, -x';'",
+			!strcmp(refcnt_field__escape(buf, sizeof(buf), "main;x;a", ";"),
+				"main_x_a"));
+	TEST_ASSERT_VAL("a kind, -x' '",
+			!strcmp(refcnt_field__escape(buf, sizeof(buf), "double put", " "),
+				"double_put"));
+	TEST_ASSERT_VAL("every character of the separator",
+			!strcmp(refcnt_field__escape(buf, sizeof(buf), "a:b|c", "|:"), "a_b_c"));
+	TEST_ASSERT_VAL("'_' in the separator: '.'",
+			!strcmp(refcnt_field__escape(buf, sizeof(buf), "a_b,c", ",_"), "a.b.c"));
+	TEST_ASSERT_VAL("nothing to replace",
+			!strcmp(refcnt_field__escape(buf, sizeof(buf), "perf-top", ","),
+				"perf-top"));
+	TEST_ASSERT_VAL("cut to the buffer",
+			!strcmp(refcnt_field__escape(buf, 4, "a,bcdef", ","), "a_b"));
+	return TEST_OK;
+}

@@ -5,7 +5,8 @@
  * heap and in the arena of another thread, that arena grown past its first
  * heap (which then ends in fenceposts), mmapped chunks side by side (one
  * line of /proc/pid/maps). Every object must be found, and be reachable
- * exactly when a pointer to it is.
+ * exactly when a pointer to it is. Then the scan of synthetic memory
+ * (refcnt_scan__mappings()): a well-formed heap, damaged ones, budgets.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -239,5 +240,519 @@ out_kill:
 	scan__wait(pid, &status);
 out_unmap:
 	munmap(census, sizeof(*census));
+	return ret;
+}
+
+/*
+ * Synthetic memory, for refcnt_scan__mappings(): heaps of hand-made glibc
+ * chunks (64-bit: prev_size, size | PREV_INUSE, then the user data; a top
+ * chunk to the end), the program's data, a root, and libc's data, where the
+ * main arena is. Each is a buffer of its own: a read past one is a read
+ * past an allocation, for ASan to catch.
+ */
+#define SYN_HEAP_SIZE	0x10000			/* whole pages, whatever their size */
+#define SYN_ROOM	0x1000			/* of the data and libc mappings */
+#define SYN_DATA	0x555555800000ULL	/* the program's data */
+#define SYN_HEAP	0x555555a00000ULL	/* [heap] */
+#define SYN_ARENA_HEAP	0x7fffe4000000ULL	/* another arena's: HEAP_MAX_SIZE aligned */
+#define SYN_LIBC	0x7ffff7e00000ULL
+#define SYN_MAIN_ARENA	0x100			/* its offset in libc's data */
+#define SYN_FASTBINS	16			/* offsetof(struct malloc_state, fastbinsY) */
+#define SYN_TOP		96			/* offsetof(struct malloc_state, top) */
+#define SYN_HEAP_INFO	48			/* sizeof(heap_info) */
+#define SYN_PREV_INUSE	1ULL
+#define SYN_CHUNK	64			/* the chunk of a struct scan_object */
+#define SYN_BAD_AT	0x1000			/* how far past the bad header the heap goes on */
+
+struct syn_heap {
+	u64	start;		/* where the process has it */
+	u64	pos;		/* of its next chunk */
+	u64	*mem;		/* SYN_HEAP_SIZE bytes */
+};
+
+struct syn {
+	struct syn_heap	heap;
+	u64		*data, *libc;
+	u32		nr_roots;
+	struct refcnt_scan scan;
+};
+
+static const struct refcnt_scan_type syn_types[REFCNT_TYPE__MAX_NR] = {
+	[0] = { .size = sizeof(struct scan_object),
+		.refcnt_offset = offsetof(struct scan_object, refcnt), .nr_offset = -1 },
+};
+
+static u64 *syn_heap__word(struct syn_heap *h, u64 addr)
+{
+	return &h->mem[(addr - h->start) / 8];
+}
+
+/* A chunk of @size bytes next in @h, the one before it in use: its address. */
+static u64 syn_heap__chunk(struct syn_heap *h, u64 size)
+{
+	u64 chunk = h->start + h->pos;
+
+	*syn_heap__word(h, chunk + 8) = size | SYN_PREV_INUSE;
+	h->pos += size;
+	return chunk;
+}
+
+/* A struct scan_object in a chunk of its own: its address, as malloc returns it. */
+static u64 syn_heap__object(struct syn_heap *h)
+{
+	struct scan_object o = { .magic = SCAN_OBJECT_MAGIC, .refcnt = 1 };
+	u64 obj = syn_heap__chunk(h, SYN_CHUNK) + 16;
+
+	memcpy(syn_heap__word(h, obj), &o, sizeof(o));
+	return obj;
+}
+
+/* The top chunk, to the heap's end: its address. */
+static u64 syn_heap__top(struct syn_heap *h)
+{
+	return syn_heap__chunk(h, SYN_HEAP_SIZE - h->pos);
+}
+
+/*
+ * The header of a chunk of size @size that cannot be: then the heap goes
+ * on as if it were not there, and a word of it points to @target.
+ */
+static void syn_heap__bad(struct syn_heap *h, u64 size, u64 target)
+{
+	u64 bad = h->start + h->pos;
+
+	*syn_heap__word(h, bad + 8) = size;
+	*syn_heap__word(h, bad + 0x40) = target;
+	h->pos += SYN_BAD_AT;
+}
+
+static void syn__delete(struct syn *syn)
+{
+	if (!syn)
+		return;
+	refcnt_scan__exit(&syn->scan);
+	free(syn->heap.mem);
+	free(syn->data);
+	free(syn->libc);
+	free(syn);
+}
+
+static struct syn *syn__new(void)
+{
+	struct syn *syn = calloc(1, sizeof(*syn));
+
+	if (!syn)
+		return NULL;
+	syn->heap.start = SYN_HEAP;
+	syn->heap.mem = calloc(1, SYN_HEAP_SIZE);
+	syn->data = calloc(1, SYN_ROOM);
+	syn->libc = calloc(1, SYN_ROOM);
+	if (!syn->heap.mem || !syn->data || !syn->libc) {
+		syn__delete(syn);
+		return NULL;
+	}
+	return syn;
+}
+
+/* A word of the program's data, a root, that points to @addr. */
+static void syn__root(struct syn *syn, u64 addr)
+{
+	syn->data[syn->nr_roots++] = addr;
+}
+
+/* The main arena: its top chunk @top, its first fastbin's first chunk @fastbin. */
+static void syn__main_arena(struct syn *syn, u64 top, u64 fastbin)
+{
+	syn->libc[(SYN_MAIN_ARENA + SYN_TOP) / 8] = top;
+	syn->libc[(SYN_MAIN_ARENA + SYN_FASTBINS) / 8] = fastbin;
+}
+
+/* Chunk @chunk of a fastbin links to @next (0: the last), mangled as glibc 2.32 on does. */
+static void syn__fastbin_link(struct syn *syn, u64 chunk, u64 next)
+{
+	*syn_heap__word(&syn->heap, chunk + 16) = next ^ ((chunk + 16) >> 12);
+}
+
+/* The scan of @syn's data, [heap] and libc, and of the @nr_more mappings @more. */
+static int syn__scan(struct syn *syn, const struct refcnt_scan_limits *limits,
+		     const struct refcnt_scan_mapping *more, u32 nr_more)
+{
+	struct refcnt_scan_mapping maps[8] = {
+		{ .start = SYN_DATA, .end = SYN_DATA + SYN_ROOM, .name = "/usr/bin/syn",
+		  .data = (const u8 *)syn->data },
+		{ .start = SYN_HEAP, .end = SYN_HEAP + SYN_HEAP_SIZE, .name = "[heap]",
+		  .data = (const u8 *)syn->heap.mem },
+		{ .start = SYN_LIBC, .end = SYN_LIBC + SYN_ROOM,
+		  .name = "/usr/lib/x86_64-linux-gnu/libc.so.6", .data = (const u8 *)syn->libc },
+	};
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	u32 nr = 3;
+	int err;
+
+	for (u32 i = 0; i < nr_more && nr < ARRAY_SIZE(maps); i++)
+		maps[nr++] = more[i];
+	err = refcnt_scan__mappings(&syn->scan, maps, nr, NULL, 0, 0, syn_types, limits);
+	pr_debug("scan: %d, %s, partial %#x, %u read, %u skipped (%" PRIu64
+		 " bytes), %u walks failed, %" PRIu64 " blocks, %u objects, %" PRIu64 " ns\n", err,
+		 refcnt_scan_status__name(r->status), r->partial, r->regions_read,
+		 r->regions_skipped, r->bytes_skipped, r->walks_failed, r->blocks, r->nr_objects,
+		 r->ns);
+	return err;
+}
+
+/* Is the object at @addr found, and if so, reachable as @reachable says? */
+static bool syn__object_is(const struct syn *syn, u64 addr, bool found, bool reachable)
+{
+	const struct refcnt_scan_object *o = scan__find(&syn->scan, addr);
+
+	if (!o || !found)
+		return !o == !found;
+	return !!o->reachable == reachable;
+}
+
+/*
+ * Four objects, a chunk, then a header of size @bad, the heap going on past
+ * it; the first two objects pointed to by the program's data, the third
+ * only from past the bad header. The walk must stop there, keep the objects
+ * before (not the chunk just before, whose in-use bit the bad header
+ * holds), take the rest of the heap as a root and say so.
+ */
+static int syn__damaged(struct syn *syn, u64 bad)
+{
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	u32 partial = REFCNT_SCAN_PARTIAL__CORRUPT | REFCNT_SCAN_PARTIAL__HEAP_WALK;
+	struct syn_heap *h = &syn->heap;
+	u64 obj[4], after;
+
+	for (int i = 0; i < 4; i++)
+		obj[i] = syn_heap__object(h);
+	syn_heap__chunk(h, 32);
+	syn_heap__bad(h, bad, obj[2]);
+	after = syn_heap__object(h);
+	syn_heap__top(h);
+	syn__root(syn, obj[0]);
+	syn__root(syn, obj[1]);
+
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, NULL, NULL, 0));
+	TEST_ASSERT_VAL("done", r->status == REFCNT_SCAN__DONE);
+	TEST_ASSERT_VAL("said damaged", r->partial == partial && r->walks_failed == 1);
+	TEST_ASSERT_VAL("objects before", r->nr_objects == 4);
+	TEST_ASSERT_VAL("pointed to by data", syn__object_is(syn, obj[0], true, true) &&
+			syn__object_is(syn, obj[1], true, true));
+	TEST_ASSERT_VAL("pointed to from the rest", syn__object_is(syn, obj[2], true, true));
+	TEST_ASSERT_VAL("unreachable", syn__object_is(syn, obj[3], true, false));
+	TEST_ASSERT_VAL("the rest is no blocks", syn__object_is(syn, after, false, false));
+	return TEST_OK;
+}
+
+static int syn__damaged_heap(u64 bad)
+{
+	struct syn *syn = syn__new();
+	int ret;
+
+	if (!syn)
+		return TEST_FAIL;
+	pr_debug("a chunk size of %#" PRIx64 "\n", bad);
+	ret = syn__damaged(syn, bad);
+	syn__delete(syn);
+	return ret;
+}
+
+int test__refcnt_scan_past_region(struct test_suite *test __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	/* past the heap's end, and more: from the bad header, exactly past it */
+	if (syn__damaged_heap(2 * SYN_HEAP_SIZE | SYN_PREV_INUSE) != TEST_OK)
+		return TEST_FAIL;
+	return syn__damaged_heap((SYN_HEAP_SIZE - 4 * SYN_CHUNK - 32 + 16) |
+					 SYN_PREV_INUSE);
+}
+
+int test__refcnt_scan_bad_size(struct test_suite *test __maybe_unused,
+			       int subtest __maybe_unused)
+{
+	/* 0 with more heap after it (not its end), below a chunk's least, not aligned */
+	if (syn__damaged_heap(0) != TEST_OK ||
+	    syn__damaged_heap(16 | SYN_PREV_INUSE) != TEST_OK)
+		return TEST_FAIL;
+	return syn__damaged_heap(0x48 | SYN_PREV_INUSE);
+}
+
+int test__refcnt_scan_negative_size(struct test_suite *test __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	/* -0x40 would step back to the chunk before, ~0 wrap past 2^64 */
+	if (syn__damaged_heap(-0x40ULL) != TEST_OK ||
+	    syn__damaged_heap(-0x40ULL | SYN_PREV_INUSE) != TEST_OK)
+		return TEST_FAIL;
+	return syn__damaged_heap(~0ULL);
+}
+
+/*
+ * Six objects @obj, the even ones pointed to by the program's data, the
+ * fourth by the second only (held by that leaked object); then two chunks
+ * @a and @b that look like objects, on the main arena's first fastbin, the
+ * second the last or, if @cycle, linking back to the first.
+ */
+static void syn__fastbin_heap(struct syn *syn, u64 *obj, u64 *a, u64 *b, bool cycle)
+{
+	struct syn_heap *h = &syn->heap;
+	u64 top;
+
+	for (int i = 0; i < 6; i++)
+		obj[i] = syn_heap__object(h);
+	*a = syn_heap__object(h) - 16;
+	*b = syn_heap__object(h) - 16;
+	top = syn_heap__top(h);
+	syn__fastbin_link(syn, *a, *b);
+	syn__fastbin_link(syn, *b, cycle ? *a : 0);
+	syn__main_arena(syn, top, *a);
+	for (int i = 0; i < 6; i += 2)
+		syn__root(syn, obj[i]);
+	*syn_heap__word(h, obj[1] + 16) = obj[3];	/* in its pad */
+}
+
+static int syn__well_formed(struct syn *syn)
+{
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	const struct refcnt_scan_object *o;
+	u64 obj[6], a, b;
+
+	syn__fastbin_heap(syn, obj, &a, &b, false);
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, NULL, NULL, 0));
+	TEST_ASSERT_VAL("done", r->status == REFCNT_SCAN__DONE);
+	TEST_ASSERT_VAL("whole", !r->partial && !r->walks_failed && !r->regions_skipped);
+	TEST_ASSERT_VAL("read", r->regions_read == 3 && r->bytes == SYN_HEAP_SIZE + 2 * SYN_ROOM);
+	TEST_ASSERT_VAL("objects", r->nr_objects == 6);
+	for (int i = 0; i < 6; i++) {
+		o = scan__find(&syn->scan, obj[i]);
+		TEST_ASSERT_VAL("found", o);
+		TEST_ASSERT_VAL("reachable when pointed to", !!o->reachable == !(i & 1));
+		TEST_ASSERT_VAL("a word each", o->words == !(i & 1));
+	}
+	o = scan__find(&syn->scan, obj[3]);
+	TEST_ASSERT_VAL("held by a leak", o->holder == obj[1]);
+	TEST_ASSERT_VAL("free, on a fastbin", !scan__find(&syn->scan, a + 16) &&
+			!scan__find(&syn->scan, b + 16));
+	return TEST_OK;
+}
+
+int test__refcnt_scan_well_formed(struct test_suite *test __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	struct syn *syn = syn__new();
+	int ret;
+
+	if (!syn)
+		return TEST_FAIL;
+	ret = syn__well_formed(syn);
+	syn__delete(syn);
+	return ret;
+}
+
+/*
+ * A fastbin list that comes back to its first chunk, and one whose second
+ * link goes to no chunk: each walk ends, says the heap is damaged, and the
+ * chunks it went through are free. The heap itself walks whole.
+ */
+static int syn__fastbin_damaged(struct syn *syn, bool cycle)
+{
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	u64 obj[6], a, b;
+
+	syn__fastbin_heap(syn, obj, &a, &b, cycle);
+	if (!cycle)	/* somewhere in the heap, but no chunk's start */
+		syn__fastbin_link(syn, b, obj[0] + 8);
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, NULL, NULL, 0));
+	TEST_ASSERT_VAL("done", r->status == REFCNT_SCAN__DONE);
+	TEST_ASSERT_VAL("said damaged", r->partial == REFCNT_SCAN_PARTIAL__CORRUPT);
+	TEST_ASSERT_VAL("the heap walks", !r->walks_failed);
+	TEST_ASSERT_VAL("objects", r->nr_objects == 6);
+	for (int i = 0; i < 6; i++)
+		TEST_ASSERT_VAL("found", syn__object_is(syn, obj[i], true, !(i & 1)));
+	TEST_ASSERT_VAL("free, on a fastbin", !scan__find(&syn->scan, a + 16) &&
+			!scan__find(&syn->scan, b + 16));
+	return TEST_OK;
+}
+
+int test__refcnt_scan_fastbin_cycle(struct test_suite *test __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	int ret = TEST_FAIL;
+
+	for (int cycle = 1; cycle >= 0; cycle--) {
+		struct syn *syn = syn__new();
+
+		if (!syn)
+			return TEST_FAIL;
+		pr_debug("%s\n", cycle ? "a cycle" : "a link to no chunk");
+		ret = syn__fastbin_damaged(syn, cycle);
+		syn__delete(syn);
+		if (ret != TEST_OK)
+			break;
+	}
+	return ret;
+}
+
+/* A [heap] of @size bytes of 32-byte chunks, then the top: a long walk. */
+static u64 *syn__long_heap(u64 size)
+{
+	u64 *mem = calloc(1, size);
+
+	if (!mem)
+		return NULL;
+	for (u64 off = 0; off + 64 < size; off += 32)
+		mem[off / 8 + 1] = 32 | SYN_PREV_INUSE;
+	mem[(size - 64) / 8 + 1] = 64 | SYN_PREV_INUSE;
+	return mem;
+}
+
+/*
+ * Out of time: with 1 ns, at its first look at the clock; with 1 ms, in a
+ * walk of a million chunks. Either way the scan ends soon after, done, and
+ * says so; the heap not walked is a root.
+ */
+static int syn__out_of_time(struct syn *syn, u64 ns, u64 *mem, u64 size)
+{
+	const struct refcnt_scan_limits limits = { .ns = ns };
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	const struct refcnt_scan_mapping big = {
+		.start = SYN_ARENA_HEAP - size, .end = SYN_ARENA_HEAP, .name = "[heap]",
+		.data = (const u8 *)mem,
+	};
+
+	for (int i = 0; i < 4; i++)
+		syn__root(syn, syn_heap__object(&syn->heap));
+	syn_heap__top(&syn->heap);
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, &limits, &big, mem ? 1 : 0));
+	TEST_ASSERT_VAL("done", r->status == REFCNT_SCAN__DONE);
+	TEST_ASSERT_VAL("said out of time", r->partial & REFCNT_SCAN_PARTIAL__BUDGET);
+	TEST_ASSERT_VAL("a heap left a root", r->partial & REFCNT_SCAN_PARTIAL__HEAP_WALK);
+	TEST_ASSERT_VAL("not damage", !(r->partial & REFCNT_SCAN_PARTIAL__CORRUPT) &&
+			!r->walks_failed);
+	/* what follows the walk takes time in proportion to what it walked */
+	TEST_ASSERT_VAL("soon", r->ns < ns + 2000000000ULL);
+	return TEST_OK;
+}
+
+int test__refcnt_scan_out_of_time(struct test_suite *test __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	const u64 size = 32 << 20;
+	struct syn *syn = syn__new();
+	u64 *mem = syn__long_heap(size);
+	int ret = TEST_FAIL;
+
+	if (syn && mem)
+		ret = syn__out_of_time(syn, 1, NULL, 0);
+	syn__delete(syn);
+	syn = syn__new();
+	if (syn && mem && ret == TEST_OK)
+		ret = syn__out_of_time(syn, 1000000, mem, size);
+	syn__delete(syn);
+	free(mem);
+	return ret;
+}
+
+/*
+ * What the scan could not cover is said: a mapping that could not be read,
+ * one past the memory budget; perf's ring buffer is not memory to cover.
+ */
+static int syn__coverage(struct syn *syn, const u8 *big)
+{
+	const struct refcnt_scan_limits limits = { .bytes = SYN_HEAP_SIZE + 2 * SYN_ROOM };
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	const struct refcnt_scan_mapping more[] = {
+		{ .start = SYN_HEAP + SYN_HEAP_SIZE, .end = SYN_HEAP + 2 * SYN_HEAP_SIZE,
+		  .name = "", .data = NULL },
+		{ .start = SYN_LIBC - 0x100000, .end = SYN_LIBC - 0x100000 + SYN_HEAP_SIZE,
+		  .name = "anon_inode:[perf_event]", .data = big },
+		{ .start = SYN_LIBC + SYN_ROOM, .end = SYN_LIBC + SYN_ROOM + SYN_HEAP_SIZE,
+		  .name = "", .data = big },
+	};
+	u64 obj[2];
+
+	for (int i = 0; i < 2; i++)
+		obj[i] = syn_heap__object(&syn->heap);
+	syn_heap__top(&syn->heap);
+	syn__root(syn, obj[0]);
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, &limits, more, ARRAY_SIZE(more)));
+	TEST_ASSERT_VAL("done", r->status == REFCNT_SCAN__DONE);
+	TEST_ASSERT_VAL("said", r->partial == (REFCNT_SCAN_PARTIAL__UNREADABLE |
+					       REFCNT_SCAN_PARTIAL__BUDGET));
+	TEST_ASSERT_VAL("read", r->regions_read == 3 && r->bytes == limits.bytes);
+	TEST_ASSERT_VAL("skipped", r->regions_skipped == 2 &&
+			r->bytes_skipped == 2 * SYN_HEAP_SIZE);
+	TEST_ASSERT_VAL("objects", syn__object_is(syn, obj[0], true, true) &&
+			syn__object_is(syn, obj[1], true, false));
+	return TEST_OK;
+}
+
+int test__refcnt_scan_coverage(struct test_suite *test __maybe_unused,
+			       int subtest __maybe_unused)
+{
+	struct syn *syn = syn__new();
+	u8 *big = calloc(1, SYN_HEAP_SIZE);
+	int ret = TEST_FAIL;
+
+	if (syn && big)
+		ret = syn__coverage(syn, big);
+	syn__delete(syn);
+	free(big);
+	return ret;
+}
+
+/*
+ * Another arena's heap, not its first (heap_info, then chunks): ten
+ * objects, the even ones pointed to, a chunk, a bad header. The blocks
+ * before it are kept, the rest of the heap is a root.
+ */
+static int syn__damaged_arena(struct syn *syn, struct syn_heap *h)
+{
+	const struct refcnt_scan_result *r = &syn->scan.result;
+	const struct refcnt_scan_mapping arena = {
+		.start = h->start, .end = h->start + SYN_HEAP_SIZE, .name = "",
+		.data = (const u8 *)h->mem,
+	};
+	u64 obj[10], after;
+
+	/* ar_ptr: its arena, in its first heap; prev; size; mprotect_size */
+	h->mem[0] = h->start - 0x4000000 + SYN_HEAP_INFO;
+	h->mem[2] = SYN_HEAP_SIZE;
+	h->mem[3] = SYN_HEAP_SIZE;
+	h->pos = SYN_HEAP_INFO;
+	for (int i = 0; i < 10; i++)
+		obj[i] = syn_heap__object(h);
+	syn_heap__chunk(h, 32);
+	syn_heap__bad(h, -0x40ULL, 0);
+	after = syn_heap__object(h);
+	syn_heap__top(h);
+	syn_heap__top(&syn->heap);	/* the main heap: nothing but its top */
+	for (int i = 0; i < 10; i += 2)
+		syn__root(syn, obj[i]);
+
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, NULL, &arena, 1));
+	TEST_ASSERT_VAL("done", r->status == REFCNT_SCAN__DONE);
+	TEST_ASSERT_VAL("said damaged", r->partial == (REFCNT_SCAN_PARTIAL__CORRUPT |
+						       REFCNT_SCAN_PARTIAL__HEAP_WALK) &&
+					r->walks_failed == 1);
+	TEST_ASSERT_VAL("objects before", r->nr_objects == 10);
+	for (int i = 0; i < 10; i++)
+		TEST_ASSERT_VAL("found", syn__object_is(syn, obj[i], true, !(i & 1)));
+	TEST_ASSERT_VAL("the rest is no blocks", syn__object_is(syn, after, false, false));
+	return TEST_OK;
+}
+
+int test__refcnt_scan_damaged_arena(struct test_suite *test __maybe_unused,
+				    int subtest __maybe_unused)
+{
+	struct syn_heap arena = { .start = SYN_ARENA_HEAP, .mem = calloc(1, SYN_HEAP_SIZE) };
+	struct syn *syn = syn__new();
+	int ret = TEST_FAIL;
+
+	if (syn && arena.mem)
+		ret = syn__damaged_arena(syn, &arena);
+	syn__delete(syn);
+	free(arena.mem);
 	return ret;
 }

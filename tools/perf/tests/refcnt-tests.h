@@ -26,16 +26,27 @@ int test__refcnt_pairing_missed(struct test_suite *test, int subtest);
 int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
 int test__refcnt_pairing_thread_exit(struct test_suite *test, int subtest);
 int test__refcnt_pairing_exit_scan(struct test_suite *test, int subtest);
+int test__refcnt_pairing_exit_scan_stack(struct test_suite *test, int subtest);
+int test__refcnt_pairing_implausible_live(struct test_suite *test, int subtest);
 int test__refcnt_pairing_attribution(struct test_suite *test, int subtest);
 int test__refcnt_pairing_indexed(struct test_suite *test, int subtest);
 int test__refcnt_pairing_stress(struct test_suite *test, int subtest);
 
-/* tests/refcnt-scan.c: the scan at exit on a child's heaps */
+/* tests/refcnt-scan.c: the scan at exit on a child's heaps, and on synthetic ones */
 int test__refcnt_scan_heaps(struct test_suite *test, int subtest);
+int test__refcnt_scan_well_formed(struct test_suite *test, int subtest);
+int test__refcnt_scan_past_region(struct test_suite *test, int subtest);
+int test__refcnt_scan_bad_size(struct test_suite *test, int subtest);
+int test__refcnt_scan_negative_size(struct test_suite *test, int subtest);
+int test__refcnt_scan_fastbin_cycle(struct test_suite *test, int subtest);
+int test__refcnt_scan_damaged_arena(struct test_suite *test, int subtest);
+int test__refcnt_scan_out_of_time(struct test_suite *test, int subtest);
+int test__refcnt_scan_coverage(struct test_suite *test, int subtest);
 
 /* tests/refcnt-findings.c: grouping findings for the report */
 int test__refcnt_findings_groups(struct test_suite *test, int subtest);
 int test__refcnt_findings_suppressions(struct test_suite *test, int subtest);
+int test__refcnt_findings_field(struct test_suite *test, int subtest);
 
 /* tests/refcnt-diff.c: perf refcnt diff's comparison of two recordings */
 int test__refcnt_diff(struct test_suite *test, int subtest);

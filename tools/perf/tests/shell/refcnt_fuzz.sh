@@ -4,7 +4,8 @@
 #
 # A real recording of the buggy workload, compressed and not, damaged by
 # lib/refcnt_mutate.py (truncation, bit flips in the file header, in event
-# headers and in payloads, events out of order): perf refcnt report must
+# headers and in payloads, events out of order, a damaged scan at exit):
+# perf refcnt report must
 # either report or exit non-zero saying why, never crash, hang or trip
 # ASan. Truncated or reordered recordings must not yield a confident
 # finding the intact one does not have. REFCNT_FUZZ_CASES sets the number
@@ -43,7 +44,10 @@ for ((i = 0; i < cases; i++)); do
 		fail "mutator failed on seed $i"
 		continue
 	}
-	kind=${what%% *}
+	case $what in
+	scan-*)	kind=scan ;;
+	*)	kind=${what%% *} ;;
+	esac
 	ran[$kind]=$((${ran[$kind]:-0} + 1))
 	timeout -s KILL 60 perf refcnt report -i "$tmpdir/m.data" -x, \
 		> "$tmpdir/m.out" 2> "$tmpdir/m.err"
@@ -75,7 +79,7 @@ for ((i = 0; i < cases; i++)); do
 	fi
 done
 
-for kind in truncate header-flip event-header-flip payload-flip swap; do
+for kind in truncate header-flip event-header-flip payload-flip swap scan; do
 	printf "refcnt fuzz: %-18s %4d cases: %4d reported, %4d refused with an error, %d crashed; %d with new confident findings\n" \
 		"$kind" "${ran[$kind]:-0}" "${reported[$kind]:-0}" "${refused[$kind]:-0}" \
 		"${crashed[$kind]:-0}" "${confident[$kind]:-0}"

@@ -1,8 +1,9 @@
 #!/bin/bash
-# refcnt record: workloads that crash, abort, fork or exec (exclusive)
+# refcnt record: workloads that crash, abort, fail, fork or exec (exclusive)
 # SPDX-License-Identifier: GPL-2.0
 #
-# The buggy workload dying of SIGSEGV or abort() after its work, running it
+# The buggy workload dying of SIGSEGV or abort() after its work, exiting 1
+# after it (its scan at exit is kept, with its status), running it
 # in a forked child, or exec'ing perf to run it: every time the recorder
 # ends, leaves no uprobe registered, and its recording reports exactly
 # the injected findings. The forked child runs threads while its parent's
@@ -23,7 +24,17 @@ refcnt_need_root
 refcnt_buggy_findings > "$tmpdir/expected"
 refcnt_buggy_findings_unscanned > "$tmpdir/expected-unscanned"
 
-for end in segv abort exec fork; do
+# how the scanned process ended, as the report's header says it
+refcnt_end_line() {
+	case $1 in
+	segv)	echo "# the process was killed by signal 11 " ;;
+	abort)	echo "# the process was killed by signal 6 " ;;
+	fail)	echo "# the process exited with status 1" ;;
+	*)	echo "# the process exited with status 0" ;;
+	esac
+}
+
+for end in segv abort fail exec fork; do
 	perf refcnt record -o "$tmpdir/$end.data" -- "$target" test -w refcnt buggy $end \
 		> /dev/null 2> "$tmpdir/$end.err"
 	rc=$?
@@ -37,6 +48,10 @@ for end in segv abort exec fork; do
 	fi
 	expected=$tmpdir/expected
 	[ $end = fork ] && expected=$tmpdir/expected-unscanned
+	line=$(refcnt_end_line $end)
+	if ! perf refcnt report -i "$tmpdir/$end.data" --stdio 2> /dev/null | grep -qF "$line"; then
+		fail "$end: the header does not say '$line'"
+	fi
 	if ! diff -u "$expected" "$tmpdir/$end.found"; then
 		fail "$end: the findings are not the injected ones (- missing, + extra)"
 	else

@@ -102,7 +102,7 @@ else
 	# was lost and no finding is uncertain
 	lost=$(sed -n 's/^# events: .*lost: \([0-9]*\) events, \([0-9]*\) samples/\1 \2/p' \
 		"$tmpdir/report" | awk '{ print $1 + $2 }')
-	uncertain=$(sed -n 's/^# leaks: .*, uncertain (lost or uncovered events): \([0-9]*\)$/\1/p' \
+	uncertain=$(sed -n 's/^# leaks: .*, uncertain (lost or uncovered events, a partial scan, the exiting stack): \([0-9]*\)$/\1/p' \
 		"$tmpdir/report")
 	if [ -z "$lost" ] || [ -z "$uncertain" ]; then
 		fail "the report's header does not say what was lost and what is uncertain"

@@ -3,7 +3,10 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # What a developer does with findings, on the clean and the buggy refcnt
-# workload: gate CI on them (--fail-on exits 23 on buggy, 0 on clean), hide
+# workload: gate CI on them (--fail-on exits 23 on buggy, 0 on clean, 24
+# when its findings are all uncertain: map__get's inlined copies left
+# uncovered, and 0 then with --no-fail-on-uncertain; run as "perf,x", whose
+# comma -x, must not take for a separator), hide
 # the ones understood (a suppression file hides exactly the rows it names,
 # and the header counts what each hid; --gen-suppressions writes a file
 # that hides every bug row), and draw them (--folded: "frame;... count"
@@ -51,6 +54,33 @@ if [ $rc -eq 0 ] || [ $rc -eq 23 ] || [ "$(wc -l < "$tmpdir/fail-bad.rerr")" -ne
 	fail "--fail-on=leek exited $rc (not an error) or said more than one line"
 fi
 echo "refcnt workflow: --fail-on=bugs: buggy 23, clean 0"
+
+# --fail-on never passes silently over uncertain findings: with map__get's
+# inlined copies uncovered, the buggy workload's map findings all are
+ln -s "$(readlink -f "$target")" "$tmpdir/perf,x"
+unc=$tmpdir/uncertain.data
+if ! perf refcnt record -o "$unc" -t map --uncover map__get -- "$tmpdir/perf,x" test -w refcnt buggy \
+	> /dev/null 2> "$tmpdir/uncertain.err"; then
+	fail "uncertain: record failed: $(tail -n 2 "$tmpdir/uncertain.err")"
+else
+	report fail-unc -i "$unc" --fail-on=bugs
+	rc=$?
+	if [ $rc -ne 24 ] || [ "$(wc -l < "$tmpdir/fail-unc.rerr")" -ne 1 ] ||
+	   ! grep -q "uncertain row.* hits on uncovered inlined sites.*--no-fail-on-uncertain" \
+		"$tmpdir/fail-unc.rerr"; then
+		fail "--fail-on=bugs on uncertain bugs only exited $rc, not 24 with one line: $(cat "$tmpdir/fail-unc.rerr")"
+	fi
+	report fail-unc-ok -i "$unc" --fail-on=bugs --no-fail-on-uncertain
+	rc=$?
+	[ $rc -eq 0 ] || fail "--fail-on=bugs --no-fail-on-uncertain exited $rc, not 0"
+	# -x,: the comma of the command "perf,x" shifts no field
+	perf refcnt report -i "$unc" -x, > "$tmpdir/unc.x"
+	if [ ! -s "$tmpdir/unc.x" ] || awk -F, 'NF != 11 || $9 != "perf_x"' "$tmpdir/unc.x" | grep -q .; then
+		fail "-x, of the command perf,x: lines not of 11 fields with perf_x:"
+		head -n 3 "$tmpdir/unc.x"
+	fi
+	echo "refcnt workflow: --fail-on=bugs: uncertain only 24, 0 with --no-fail-on-uncertain"
+fi
 
 # suppressions: exactly the rows they name go, the others stay as they were
 perf refcnt report -i "$buggy" -x, > "$tmpdir/all.x"

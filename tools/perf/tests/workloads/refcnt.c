@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w refcnt [clean|buggy] [wait|segv|abort|fork|exec [PROG [ARG...]]]:
+ * perf test -w refcnt [clean|buggy] [wait|segv|abort|fail|fork|exec [PROG [ARG...]]]:
  * the ground truth of perf refcnt; the second word says how the run starts
  * or ends.
  *
@@ -215,12 +215,15 @@ static int refcnt_run(bool buggy)
 
 /*
  * How the run ends, for the recorder's sake: it waits for SIGUSR1 first
- * (for -p), dies of SIGSEGV or abort() after it, runs the buggy shapes in a
+ * (for -p), dies of SIGSEGV or abort() after it, exits 1 after it (a
+ * command that fails: its scan is kept), runs the buggy shapes in a
  * forked child (the parent runs the clean ones), or execs perf to run them;
  * "exec PROG ARG..." runs them, then execs PROG: a report must name what
  * happened before with the image that ran it, not with PROG's.
  */
-static const char * const refcnt_ends[] = { "wait", "segv", "abort", "fork", "exec", NULL };
+static const char * const refcnt_ends[] = {
+	"wait", "segv", "abort", "fail", "fork", "exec", NULL
+};
 
 static int refcnt(int argc, const char **argv)
 {
@@ -235,7 +238,7 @@ static int refcnt(int argc, const char **argv)
 	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !refcnt_ends[i]) ||
 	    (argc > 2 && strcmp(end, "exec"))) {
 		fprintf(stderr, "usage: perf test -w %s [clean|buggy] [%s]\n", __func__,
-			"wait|segv|abort|fork|exec [PROG [ARG...]]");
+			"wait|segv|abort|fail|fork|exec [PROG [ARG...]]");
 		return 1;
 	}
 	if (!strcmp(end, "wait")) {
@@ -275,6 +278,8 @@ static int refcnt(int argc, const char **argv)
 		raise(SIGSEGV);
 	else if (!strcmp(end, "abort"))
 		abort();
+	else if (!strcmp(end, "fail"))
+		return 1;
 	return err;
 }
 

@@ -257,6 +257,48 @@ static void diff__group(struct refcnt_diff *d)
 	d->nr_findings = kept;
 }
 
+/* Has @s a row of @key's kind, type and site, certain or not, on any callchain? */
+static bool summary__has_row(const struct refcnt_summary *s,
+			     const struct refcnt_summary_finding *key)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	hashmap__for_each_entry(s->findings, cur, bkt) {
+		const struct refcnt_summary_finding *f = cur->pvalue;
+
+		if (f->kind == key->kind && f->type == key->type && !strcmp(f->site, key->site))
+			return true;
+	}
+	return false;
+}
+
+/* What diff --fail-on needs: which new rows' keys the baseline has, the kinds of new's */
+static void diff__keys(struct refcnt_diff *d, const struct refcnt_summary *base,
+		       const struct refcnt_summary *new)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	for (u32 i = 0; i < d->nr_groups; i++) {
+		struct refcnt_diff_group *g = &d->groups[i];
+
+		g->in_base = g->status != REFCNT_DIFF__NEW || summary__has_row(base, g->key);
+	}
+	hashmap__for_each_entry(new->findings, cur, bkt) {
+		const struct refcnt_summary_finding *f = cur->pvalue;
+
+		if (f->type < REFCNT_TYPE__MAX_NR && f->refs)
+			d->new_kinds[f->type][f->uncertain] |= 1U << f->kind;
+	}
+	hashmap__for_each_entry(base->findings, cur, bkt) {
+		const struct refcnt_summary_finding *f = cur->pvalue;
+
+		if (f->type < REFCNT_TYPE__MAX_NR && f->refs && f->uncertain)
+			d->base_uncertain[f->type] |= 1U << f->kind;
+	}
+}
+
 static int diff__findings(struct refcnt_diff *d, const struct refcnt_summary *base,
 			  const struct refcnt_summary *new)
 {
@@ -291,6 +333,7 @@ static int diff__findings(struct refcnt_diff *d, const struct refcnt_summary *ba
 	}
 	qsort(d->findings, d->nr_findings, sizeof(*d->findings), chain__cmp);
 	diff__group(d);
+	diff__keys(d, base, new);
 	qsort(d->groups, d->nr_groups, sizeof(*d->groups), group__cmp);
 	return 0;
 }
@@ -376,17 +419,64 @@ int refcnt_diff__compute(struct refcnt_diff *d, const struct refcnt_summary *bas
 	return err;
 }
 
-u32 refcnt_diff__worse(const struct refcnt_diff *d, u32 kinds)
+/* The kinds of @kinds that function @r's change of references per call may make worse */
+static u32 balance__worse_kinds(const struct refcnt_diff_balance *r, u32 kinds)
 {
-	u32 nr = 0;
+	double moved = r->new_per_call - r->base_per_call;
+	u32 alive = 0, puts = 1U << REFCNT_FINDING__DOUBLE_PUT |
+		    1U << REFCNT_FINDING__OVER_RELEASE | 1U << REFCNT_FINDING__USE_AFTER_PUT;
 
+	if (r->status != REFCNT_DIFF__CHANGED || r->base->calls < REFCNT_DIFF_WORSE_CALLS ||
+	    r->new->calls < REFCNT_DIFF_WORSE_CALLS)
+		return 0;
+	for (int k = 0; k < REFCNT_FINDING__MAX; k++) {
+		if (refcnt_finding__outstanding(k))
+			alive |= 1U << k;
+	}
+	if (moved >= REFCNT_DIFF_WORSE_PER_CALL)
+		return kinds & alive;
+	if (moved <= -REFCNT_DIFF_WORSE_PER_CALL)
+		return kinds & puts;
+	return 0;
+}
+
+static void worse__add(struct refcnt_diff_worse *w, bool uncertain, u32 kinds)
+{
+	if (!uncertain) {
+		w->certain++;
+		return;
+	}
+	w->uncertain++;
+	w->uncertain_kinds |= kinds;
+}
+
+u32 refcnt_diff__worse(const struct refcnt_diff *d, u32 kinds, struct refcnt_diff_worse *w)
+{
+	memset(w, 0, sizeof(*w));
 	for (u32 i = 0; i < d->nr_groups; i++) {
 		const struct refcnt_diff_group *g = &d->groups[i];
+		const struct refcnt_summary_finding *key = g->key;
+		bool base_uncertain = key->type < REFCNT_TYPE__MAX_NR &&
+				      (d->base_uncertain[key->type] & (1U << key->kind));
 
-		if (!g->key->uncertain && (kinds & (1U << g->key->kind)) && g->new > g->base)
-			nr++;
+		if (g->in_base || !(kinds & (1U << key->kind)))
+			continue;
+		worse__add(w, key->uncertain || base_uncertain, 1U << key->kind);
+		w->base_uncertain += !key->uncertain && base_uncertain;
 	}
-	return nr;
+	for (u32 i = 0; i < d->nr_balance; i++) {
+		const struct refcnt_diff_balance *r = &d->balance[i];
+		u32 of = balance__worse_kinds(r, kinds);
+		u8 type = r->new ? r->new->type : 0;
+
+		if (!of || type >= REFCNT_TYPE__MAX_NR)
+			continue;
+		if (d->new_kinds[type][0] & of)
+			worse__add(w, false, of);
+		else if (d->new_kinds[type][1] & of)
+			worse__add(w, true, d->new_kinds[type][1] & of);
+	}
+	return w->certain;
 }
 
 void refcnt_diff__exit(struct refcnt_diff *d)

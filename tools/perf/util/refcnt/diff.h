@@ -83,6 +83,7 @@ struct refcnt_diff_group {
 	enum refcnt_diff_status status;
 	u64	base, new;	/* references, of all its callchains */
 	u32	first, nr;
+	bool	in_base;	/* the baseline has its kind, type and site, certain or not */
 };
 
 struct refcnt_diff_balance {
@@ -107,15 +108,50 @@ struct refcnt_diff {
 	u32				nr[REFCNT_DIFF__SAME];	/* groups per status */
 	struct refcnt_diff_balance	*balance;
 	u32				nr_balance;
+	/* the kinds (1 << kind) of the new recording's rows per type: certain, uncertain */
+	u32				new_kinds[REFCNT_TYPE__MAX_NR][2];
+	/* the kinds of the baseline's uncertain rows per type */
+	u32				base_uncertain[REFCNT_TYPE__MAX_NR];
 };
 
 int refcnt_diff__compute(struct refcnt_diff *d, const struct refcnt_summary *base,
 			 const struct refcnt_summary *new);
 /*
- * The rows of @kinds (a mask of 1 << kind) that the new recording made
- * worse: new, or with more references than in base; certain ones only.
+ * What diff --fail-on holds against the new recording, for @kinds (a mask
+ * of 1 << kind). Two runs of one perf on one input do not take the same
+ * references: their counts, and the callchains that key the rows, drift.
+ * What does not drift is which (kind, type, site function) rows there are
+ * and the references a function takes per call. So a row is worse when the
+ * baseline has no row of its kind, type and site, certain or not, on any
+ * callchain; a function is worse when it ran at least
+ * REFCNT_DIFF_WORSE_CALLS times in both and its net references per call
+ * moved by at least REFCNT_DIFF_WORSE_PER_CALL, up for the kinds alive at
+ * the end (leak...), down for the extra puts (double put, over-release,
+ * use after put), on a type of which the new recording has rows of those
+ * kinds. Half a reference per call over ten calls is five references one
+ * function took or left consistently: what loops and branches make of an
+ * estimate of calls stays under it, and a function with too few calls, or
+ * whose sites one run left uncovered (no calls), is not judged.
+ *
+ * @certain counts the rows and functions worse with a certain row of their
+ * kinds, @uncertain those whose rows are all uncertain (events lost,
+ * uncovered sites, a partial scan): the recording could not be judged. A
+ * new key of a kind and type of which the baseline has uncertain rows is
+ * uncertain too (@base_uncertain counts them): what the baseline missed
+ * may have been that key.
  */
-u32 refcnt_diff__worse(const struct refcnt_diff *d, u32 kinds);
+#define REFCNT_DIFF_WORSE_PER_CALL	0.5
+#define REFCNT_DIFF_WORSE_CALLS		10
+
+struct refcnt_diff_worse {
+	u32	certain;
+	u32	uncertain;
+	u32	uncertain_kinds;	/* 1 << kind of the uncertain ones */
+	u32	base_uncertain;		/* of them, for the baseline's uncertain rows */
+};
+
+/* Fills @w; returns w->certain. */
+u32 refcnt_diff__worse(const struct refcnt_diff *d, u32 kinds, struct refcnt_diff_worse *w);
 
 void refcnt_diff__exit(struct refcnt_diff *d);
 

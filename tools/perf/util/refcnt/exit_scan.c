@@ -80,9 +80,54 @@ static void helper__write(int fd, const struct refcnt_scan *scan)
 		pr_warning("perf refcnt: cannot keep the scan at exit: %s\n", strerror(errno));
 }
 
+/*
+ * The helper's keeper: the child of the recorder that started the helper
+ * stays until the recorder ends, however it ends (@alive is the read end
+ * of a pipe only the recorder writes to: EOF then), and ends the helper
+ * with SIGKILL, the one signal a stopped or busy helper cannot miss. A
+ * tracer that ends lets its tracee go, even from its exit stop: nothing
+ * is left stopped. It ends no sooner: perf record would take its end for
+ * the workload's.
+ */
+static void __noreturn keeper__run(int alive, pid_t helper)
+{
+	char c;
+
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	close_range(0, alive - 1, 0);
+	close_range(alive + 1, ~0U, 0);
+	while (read(alive, &c, 1) < 0 && errno == EINTR)
+		;
+	kill(helper, SIGKILL);
+	_exit(0);
+}
+
+/*
+ * At the exit stop of @pid: how it ends (a crash stops it mid-work: the
+ * report says so), then its memory.
+ */
+static void helper__scan(struct refcnt_scan *scan, pid_t pid,
+			 const struct refcnt_scan_type *types)
+{
+	unsigned long exit_status = 0;
+	bool known = !ptrace(PTRACE_GETEVENTMSG, pid, NULL, &exit_status);
+
+	if (refcnt_scan__process(scan, pid, types))
+		scan->result.status = REFCNT_SCAN__FAILED;
+	if (known && WIFSIGNALED(exit_status))
+		scan->result.signal = WTERMSIG(exit_status);
+	else if (known)
+		scan->result.exit_code = WEXITSTATUS(exit_status);
+	for (unsigned int t = 0; t < REFCNT_TYPE__MAX_NR && t < 32; t++)
+		scan->result.types |= types[t].size ? 1U << t : 0;
+}
+
 /* The helper: never returns. */
-static void __noreturn helper__run(int fd, int done, pid_t pid, pid_t parent, pid_t other_child,
-				   pid_t starter, const struct refcnt_scan_type *types)
+static void __noreturn helper__run(int fd, int done, pid_t pid, pid_t parent,
+				   pid_t other_child, pid_t starter,
+				   const struct refcnt_scan_type *types)
 {
 	const char seized = 'S';
 	pid_t self = getpid();
@@ -124,14 +169,7 @@ static void __noreturn helper__run(int fd, int done, pid_t pid, pid_t parent, pi
 			continue;
 		event = status >> 16;
 		if (event == PTRACE_EVENT_EXIT) {
-			unsigned long exit_status = 0;
-
-			if (refcnt_scan__process(&scan, pid, types))
-				scan.result.status = REFCNT_SCAN__FAILED;
-			/* a crash stops it mid-work: the report says so */
-			if (!ptrace(PTRACE_GETEVENTMSG, pid, NULL, &exit_status) &&
-			    WIFSIGNALED(exit_status))
-				scan.result.signal = WTERMSIG(exit_status);
+			helper__scan(&scan, pid, types);
 			ptrace(PTRACE_CONT, pid, NULL, NULL);
 		} else if (event == PTRACE_EVENT_STOP && WSTOPSIG(status) != SIGTRAP) {
 			/* a group stop (SIGSTOP, a terminal's): it stays stopped */
@@ -161,17 +199,30 @@ static void helper__close_fds(int a, int b)
 	close_range(hi + 1, ~0U, 0);
 }
 
+/* The recorder is done with the helper: its keeper ends it, and itself. */
+static void keeper__end(struct refcnt_exit_scan *es)
+{
+	if (es->alive >= 0)
+		close(es->alive);
+	es->alive = -1;
+	if (es->keeper > 0)
+		waitpid(es->keeper, NULL, 0);
+	es->keeper = -1;
+}
+
 int refcnt_exit_scan__start(struct refcnt_exit_scan *es, pid_t pid, pid_t other_child,
 			    const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR])
 {
 	pid_t parent = getpid(), child;
-	int fds[2], err;
+	int fds[2], alive[2] = { -1, -1 }, err;
 
 	es->helper = -1;
 	es->pid = pid;
 	es->done = -1;
+	es->alive = -1;
+	es->keeper = -1;
 	es->fd = memfd_create("perf-refcnt-scan", MFD_CLOEXEC);
-	if (es->fd < 0 || pipe2(fds, O_CLOEXEC)) {
+	if (es->fd < 0 || pipe2(alive, O_CLOEXEC) || pipe2(fds, O_CLOEXEC)) {
 		err = -errno;
 		goto out_err;
 	}
@@ -194,11 +245,17 @@ int refcnt_exit_scan__start(struct refcnt_exit_scan *es, pid_t pid, pid_t other_
 			helper__close_fds(es->fd, fds[1]);
 			helper__run(es->fd, fds[1], pid, parent, other_child, starter, types);
 		}
-		_exit(helper > 0 ? 0 : 1);
+		if (helper < 0)
+			_exit(1);
+		keeper__run(alive[0], helper);
 	}
+	es->keeper = child;
 	close(fds[1]);
-	if (waitpid(child, NULL, 0) != child ||
-	    read(fds[0], &es->helper, sizeof(es->helper)) != sizeof(es->helper)) {
+	close(alive[0]);
+	alive[0] = -1;
+	es->alive = alive[1];
+	alive[1] = -1;
+	if (read(fds[0], &es->helper, sizeof(es->helper)) != sizeof(es->helper)) {
 		err = -ECHILD;
 		es->helper = -1;
 		close(fds[0]);
@@ -209,6 +266,11 @@ int refcnt_exit_scan__start(struct refcnt_exit_scan *es, pid_t pid, pid_t other_
 
 out_err:
 	pr_warning("perf refcnt: no scan at exit, cannot start its helper: %s\n", strerror(-err));
+	for (int i = 0; i < 2; i++) {
+		if (alive[i] >= 0)
+			close(alive[i]);
+	}
+	keeper__end(es);
 	if (es->fd >= 0)
 		close(es->fd);
 	es->fd = -1;
@@ -282,6 +344,7 @@ int refcnt_exit_scan__finish(struct refcnt_exit_scan *es, struct refcnt_scan *sc
 	}
 	close(es->fd);
 	close(es->done);
+	keeper__end(es);
 	es->fd = -1;
 	es->done = -1;
 	es->helper = -1;

@@ -15,13 +15,17 @@
  * scan happens after its last instruction.
  *
  * The helper is not a child of the recorder: perf record takes any child
- * that ends for its workload (SIGCHLD, wait()).
+ * that ends for its workload (SIGCHLD, wait()). Its parent, the recorder's
+ * child, stays until the recorder ends, however it ends, and then kills
+ * the helper: a killed recorder leaves no helper, and no process stopped.
  */
 struct refcnt_exit_scan {
 	pid_t	helper;
 	pid_t	pid;		/* the process scanned, 0: perf record's workload */
 	int	fd;		/* the result: struct refcnt_scan_result, objects */
 	int	done;		/* end of a pipe the helper holds until it is done */
+	int	alive;		/* end of a pipe whose close ends the helper */
+	pid_t	keeper;		/* the recorder's child that ends it then */
 };
 
 /*

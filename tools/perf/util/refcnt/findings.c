@@ -137,6 +137,20 @@ bool refcnt_finding__outstanding(enum refcnt_finding_kind kind)
 	       kind == REFCNT_FINDING__STILL_REFERENCED;
 }
 
+char *refcnt_field__escape(char *buf, size_t size, const char *s, const char *sep)
+{
+	const char *subst = "_.?!";
+	size_t i;
+
+	while (subst[1] && strchr(sep, *subst))
+		subst++;
+	for (i = 0; s[i] && i + 1 < size; i++)
+		buf[i] = strchr(sep, s[i]) ? *subst : s[i];
+	if (size)
+		buf[i] = '\0';
+	return buf;
+}
+
 bool refcnt_finding__is_bug(enum refcnt_finding_kind kind)
 {
 	return kind == REFCNT_FINDING__LEAK || kind == REFCNT_FINDING__OVER_RELEASE ||

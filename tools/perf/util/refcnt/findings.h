@@ -94,4 +94,13 @@ int refcnt_finding_kind__rank(enum refcnt_finding_kind kind);
 /* The site a finding is grouped and shown by. */
 const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding);
 
+/*
+ * -x: @s as one field of lines whose fields @sep separates, in @buf of
+ * @size: each of its characters that @sep has is replaced by '_' (by the
+ * first of ".?!" that @sep has not, when it has '_'), so that a comm, a
+ * function or a callchain holding the separator does not shift the fields
+ * after it. Returns @buf.
+ */
+char *refcnt_field__escape(char *buf, size_t size, const char *s, const char *sep);
+
 #endif /* __PERF_REFCNT_FINDINGS_H */

@@ -131,6 +131,7 @@ struct refcnt_engine {
 	/* the scan at exit of one address space: address -> its object */
 	struct hashmap		*scan;
 	u64			scan_space;
+	const struct refcnt_scan_result *scan_result;
 	struct refcnt_refset_index refindex;	/* of the lifetimes' references */
 	bool			ended;
 };
@@ -278,7 +279,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 static bool live__known(int live)
 {
 	/* a saturated refcount_t reads negative: not a count either */
-	return live != REFCNT_LIVE_UNKNOWN && live >= 0;
+	return live != REFCNT_LIVE_UNKNOWN && live >= 0 && live <= REFCNT_LIVE_MAX;
 }
 
 /* References we count on a live lifetime. */
@@ -987,7 +988,7 @@ static long scan__key(u64 addr, u8 type)
 }
 
 int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
-			     const struct refcnt_scan_object *objs, u32 nr)
+			     const struct refcnt_scan *scan)
 {
 	if (!engine->scan) {
 		engine->scan = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
@@ -997,10 +998,14 @@ int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 		}
 	}
 	engine->scan_space = space;
-	for (u32 i = 0; i < nr; i++) {
-		int err = hashmap__set(engine->scan, scan__key(objs[i].addr, objs[i].type),
-				       &objs[i], NULL, NULL);
+	engine->scan_result = &scan->result;
+	for (u32 i = 0; i < scan->result.nr_objects; i++) {
+		const struct refcnt_scan_object *so = &scan->objects[i];
+		int err;
 
+		if (so->type >= REFCNT_TYPE__MAX_NR)
+			continue;	/* a damaged recording's */
+		err = hashmap__set(engine->scan, scan__key(so->addr, so->type), so, NULL, NULL);
 		if (err)
 			return err;
 	}
@@ -1019,9 +1024,10 @@ engine__scanned(const struct refcnt_engine *engine, const struct refcnt_object *
 	return so;
 }
 
+/* @uncertain: what made the finding cannot tell, beside what the object's history says */
 static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt_object *object,
 			       enum refcnt_finding_kind kind, const struct refcnt_ref *ref,
-			       u64 holder)
+			       u64 holder, bool uncertain)
 {
 	struct refcnt_finding f = {
 		.kind = kind,
@@ -1030,11 +1036,15 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		.holder = holder,
 	};
 
-	engine__report(engine, object, &f, object__uncertain(engine, object));
+	engine__report(engine, object, &f, uncertain || object__uncertain(engine, object));
 }
 
-/* Without a scan: the gets left are leaks, else what is left is owned. */
-static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt)
+/*
+ * Without a scan: the gets left are leaks, else what is left is owned;
+ * @uncertain if a scan looked for the object and did not find it.
+ */
+static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+				  bool uncertain)
 {
 	const struct refcnt_ref *owned = NULL;
 	bool leaked = false;
@@ -1048,7 +1058,7 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 			owned = owned ?: r;
 			continue;
 		}
-		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, r, 0);
+		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, r, 0, uncertain);
 		leaked = true;
 	}
 	if (leaked)
@@ -1056,19 +1066,45 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 	if (!owned && lt->unknown)
 		owned = &lt->unknown_ref;
 	if (owned)
-		engine__report_ref(engine, lt->object, REFCNT_FINDING__OWNED_AT_EXIT, owned, 0);
+		engine__report_ref(engine, lt->object, REFCNT_FINDING__OWNED_AT_EXIT, owned, 0,
+				   uncertain);
+}
+
+/* How a scanned object's references left are told (engine__end_scanned()). */
+struct scanned_refs {
+	u32	leaked;		/* the first ones: no reachable memory accounts for them */
+	u32	doubtful;	/* the next: leaks only the stack or registers may account for */
+	bool	uncertain;	/* the scan was partial: every leak it tells is */
+	u64	holder;		/* unreachable, reached from this leaked object */
+	u32	told;
+};
+
+static enum refcnt_finding_kind scanned_refs__next(struct scanned_refs *sr, bool *uncertain)
+{
+	u32 n = sr->told++;
+
+	*uncertain = sr->uncertain;
+	if (sr->holder)
+		return REFCNT_FINDING__HELD_BY_LEAK;
+	if (n < sr->leaked)
+		return REFCNT_FINDING__LEAK;
+	if (n - sr->leaked < sr->doubtful) {
+		*uncertain = true;
+		return REFCNT_FINDING__LEAK;
+	}
+	*uncertain = false;
+	return REFCNT_FINDING__STILL_REFERENCED;
 }
 
 /*
- * Scanned: @leaked of the references left are leaked (the gets, most
- * recent first: which ones is inferred, not known), the others still
- * referenced; all of them held by @holder when it is not 0.
+ * Scanned: the references left, told as @sr says (the gets, most recent
+ * first: which ones leaked is inferred, not known).
  */
 static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
-				int leaked, u64 holder)
+				struct scanned_refs *sr)
 {
 	enum refcnt_finding_kind kind;
-	u32 n = 0;
+	bool uncertain;
 
 	/*
 	 * The second references of calls that took two, the other gets, most
@@ -1080,18 +1116,53 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
 
 			if (!r || (r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1) != pass)
 				continue;
-			kind = holder ? REFCNT_FINDING__HELD_BY_LEAK :
-			       n++ < (u32)leaked ? REFCNT_FINDING__LEAK :
-			       REFCNT_FINDING__STILL_REFERENCED;
-			engine__report_ref(engine, lt->object, kind, r, holder);
+			kind = scanned_refs__next(sr, &uncertain);
+			engine__report_ref(engine, lt->object, kind, r, sr->holder, uncertain);
 		}
 	}
 	for (u32 i = 0; i < lt->unknown; i++) {
-		kind = holder ? REFCNT_FINDING__HELD_BY_LEAK :
-		       n++ < (u32)leaked ? REFCNT_FINDING__LEAK :
-		       REFCNT_FINDING__STILL_REFERENCED;
-		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, holder);
+		kind = scanned_refs__next(sr, &uncertain);
+		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, sr->holder,
+				   uncertain);
 	}
+}
+
+/*
+ * What the scan says of the @count references left on object @so (see
+ * refcnt_engine__exit_scan()): the pointer words of reachable memory
+ * account for as many; those of the exiting thread's stack and registers
+ * only doubtfully, and not at all when a signal killed it.
+ */
+static void engine__scanned_refs(const struct refcnt_engine *engine,
+				 const struct refcnt_scan_object *so, u32 count,
+				 struct scanned_refs *sr)
+{
+	const struct refcnt_scan_result *res = engine->scan_result;
+	u32 words = so->words, stack = min(so->stack_words, so->words);
+	u32 data = words - stack;
+
+	memset(sr, 0, sizeof(*sr));
+	sr->uncertain = res && res->partial;
+	if (!so->reachable) {
+		sr->holder = so->holder;
+		sr->leaked = count;
+		return;
+	}
+	if (res && res->signal)
+		words = data;
+	sr->leaked = count > words ? count - words : 0;
+	/* those that the stack's words alone account for */
+	sr->doubtful = min(count, words) - min(count, data);
+}
+
+/* Did the scan of @lt's space look for objects of its type, and not find it? */
+static bool engine__scan_missed(const struct refcnt_engine *engine,
+				const struct refcnt_lifetime *lt)
+{
+	const struct refcnt_scan_result *res = engine->scan_result;
+
+	return res && lt->object->key.space == engine->scan_space &&
+	       lt->object->type < 32 && (res->types & (1U << lt->object->type));
 }
 
 void refcnt_engine__end(struct refcnt_engine *engine)
@@ -1106,20 +1177,20 @@ void refcnt_engine__end(struct refcnt_engine *engine)
 	for (int held = 0; held < 2; held++) {
 		list_for_each_entry(lt, &engine->live, node) {
 			const struct refcnt_scan_object *so = engine__scanned(engine, lt->object);
-			int count = lifetime__count(lt);
+			struct scanned_refs sr;
 
 			if (!so) {
+				bool missed = engine__scan_missed(engine, lt);
+
+				engine->stats.scan_missed += missed && !held;
 				if (!held)
-					engine__end_unscanned(engine, lt);
-			} else if (!so->reachable && so->holder) {
-				if (held)
-					engine__end_scanned(engine, lt, count, so->holder);
-			} else if (!held) {
-				/* reachable: the references beyond its pointers */
-				if (so->reachable)
-					count = max_t(int, 0, count - (int)so->words);
-				engine__end_scanned(engine, lt, count, 0);
+					engine__end_unscanned(engine, lt, missed);
+				continue;
 			}
+			engine__scanned_refs(engine, so, max(lifetime__count(lt), 0), &sr);
+			engine->stats.stack_only += !!sr.holder == held ? sr.doubtful : 0;
+			if (!!sr.holder == held)
+				engine__end_scanned(engine, lt, &sr);
 		}
 	}
 }

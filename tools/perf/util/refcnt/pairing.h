@@ -63,6 +63,13 @@
 #include "spec.h"
 
 #define REFCNT_LIVE_UNKNOWN	INT_MIN	/* the live refcount could not be read */
+/*
+ * A live refcount above this is no count: the word of freed memory that
+ * malloc reused, or a damaged recording. perf holds a few thousand
+ * references on its busiest object (the kernel maps of a -g report); a
+ * count taken as true adds references the end tells one by one.
+ */
+#define REFCNT_LIVE_MAX		1048576
 #define REFCNT_UP_FRAMES	3	/* caller frames above the call site kept */
 #define REFCNT_ABOVE_FRAMES	16	/* caller frames an event looks at */
 
@@ -251,6 +258,12 @@ struct refcnt_engine_stats {
 	u64	duplicates;	/* events seen twice (same time, thread, op
 				 * and site on one object), ignored
 				 */
+	u64	scan_missed;	/* live at the end, not found by a scan that
+				 * looked for their type
+				 */
+	u64	stack_only;	/* references only the exiting thread's stack
+				 * or registers may account for, told leaks
+				 */
 };
 
 struct refcnt_engine;
@@ -311,12 +324,18 @@ void refcnt_engine__missed(struct refcnt_engine *engine, u64 time, u8 type);
 /*
  * What the scan at exit of address space @space found (scan.h): at
  * refcnt_engine__end(), the references outstanding on its objects are
- * leaked, held by a leaked object or still referenced. @objs must live
- * until then. An object the scan did not find keeps the findings of an
- * unscanned space. Returns 0 or -ENOMEM.
+ * leaked, held by a leaked object or still referenced. @scan must live
+ * until then. References that only the exiting thread's stack or
+ * registers account for (REFCNT_SCAN_REACH__STACK, stack_words) are leaks
+ * when a signal killed the process (its interrupted work held them) and
+ * leaks marked uncertain otherwise (a local of a frame that called exit(),
+ * or a stale word: the scan cannot tell). An object the scan did not find
+ * keeps the findings of an unscanned space, uncertain if the scan looked
+ * for its type; every leak the scan classes is uncertain when the scan was
+ * partial. Returns 0 or -ENOMEM.
  */
 int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
-			     const struct refcnt_scan_object *objs, u32 nr);
+			     const struct refcnt_scan *scan);
 
 /*
  * End of the stream: report what is still outstanding, lifetime by lifetime

@@ -770,7 +770,13 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 		goto out;
 	}
 	elf_version(EV_CURRENT);
-	r.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	/*
+	 * Read, not mapped: the uprobes another recording has registered on
+	 * this binary are int3s in every mapping of it that may execute, a
+	 * read-only one included, and the code disassembled here would be
+	 * theirs (resolver__refcnt_access() then misses the copy's access).
+	 */
+	r.elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!r.elf || !gelf_getehdr(r.elf, &r.ehdr)) {
 		pr_err("%s is not an ELF file: give the perf binary to audit with -x\n", exe);
 		ret = -EINVAL;

@@ -18,6 +18,7 @@
 #include <sys/uio.h>
 #include <linux/kernel.h>
 #include <linux/string.h>
+#include <linux/time64.h>
 #include <linux/zalloc.h>
 
 #include "scan.h"
@@ -44,6 +45,11 @@
 #define REFCNT_FLEX_MAX		0x10000		/* elements of a flexible array, at most */
 #define REFCNT_FLEX_SLACK	(PATH_MAX + 64)	/* a dso's name */
 #define FREE_LIST_MAX		100000		/* steps of one free list, at most */
+#define ARENA_TRUST_CHUNKS	8		/* a damaged arena's walk: from a start so deep */
+/* elements of an array: counts are u32, and the stack of blocks holds one more */
+#define SCAN_ARRAY_MAX		0x80000000U
+#define SCAN_CLOCK_STEPS	4096		/* of a loop between two looks at the clock */
+#define SCAN_READ_PIECE		(256ULL << 20)	/* the time budget is looked at between */
 
 enum region_kind {
 	REGION__ROOT,
@@ -54,10 +60,9 @@ enum region_kind {
 
 struct region {
 	u64		start, end;
-	u8		*data;		/* a copy of its memory */
+	const u8	*data;		/* its memory, read */
 	u64		heap_end;	/* of its chunks: a heap's in-use part */
 	enum region_kind kind;
-	bool		owns;		/* @data, with the regions after it of its mapping */
 	bool		stack;		/* [stack]: scanned from the stack pointer up */
 	bool		libc;		/* libc's data: the main arena is there */
 };
@@ -70,7 +75,7 @@ struct block {
 	const u8	*data;		/* its copy */
 	u32		first_object;	/* index + 1 in the objects found, 0: none */
 	u8		nr_objects;
-	bool		reached;
+	u8		reached;	/* enum refcnt_scan_reach */
 	bool		indirect;	/* unreachable, pointed to by another unreachable block */
 	bool		visited;	/* by the pass from unreachable objects */
 	bool		free;
@@ -88,7 +93,13 @@ struct scanner {
 	u32		nr_objects, alloc_objects;
 	const struct refcnt_scan_type *types;
 	struct refcnt_scan_result *result;
+	u8		reach;		/* what the roots scanned now are */
 	u64		page;		/* the page size */
+	u64		deadline;	/* of the time budget, CLOCK_MONOTONIC ns */
+	u64		max_bytes;	/* the memory budget */
+	u64		copied;		/* of it, by scanner__read_maps() */
+	u32		ticks;		/* scanner__timed_out()'s calls */
+	bool		timed_out;
 };
 
 static const char * const status_names[REFCNT_SCAN__MAX] = {
@@ -105,6 +116,30 @@ const char *refcnt_scan_status__name(enum refcnt_scan_status status)
 	return (unsigned int)status < REFCNT_SCAN__MAX ? status_names[status] : "unknown";
 }
 
+static const char * const partial_names[] = {
+	"a mapping could not be read",
+	"a heap could not be walked",
+	"a heap is damaged",
+	"out of time or memory",
+	"the scanner ran out of memory",
+};
+
+const char *refcnt_scan_partial__names(u32 partial)
+{
+	static char buf[256];
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned int i = 0; i < ARRAY_SIZE(partial_names) && len < sizeof(buf); i++) {
+		if (partial & (1U << i))
+			len += scnprintf(buf + len, sizeof(buf) - len, "%s%s", len ? ", " : "",
+					 partial_names[i]);
+	}
+	if (partial & ~(REFCNT_SCAN_PARTIAL__MAX - 1))
+		scnprintf(buf + len, sizeof(buf) - len, "%sunknown reasons", len ? ", " : "");
+	return buf;
+}
+
 static u64 word(const u8 *p)
 {
 	u64 w;
@@ -113,10 +148,50 @@ static u64 word(const u8 *p)
 	return w;
 }
 
+static u64 scan__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * NSEC_PER_SEC + ts.tv_nsec;
+}
+
+/*
+ * Is the time budget spent? Once it is, it stays so, and the scan says it
+ * did not cover everything (REFCNT_SCAN_PARTIAL__BUDGET).
+ */
+static bool scanner__clock(struct scanner *s)
+{
+	if (!s->timed_out && scan__now() >= s->deadline) {
+		s->timed_out = true;
+		s->result->partial |= REFCNT_SCAN_PARTIAL__BUDGET;
+	}
+	return s->timed_out;
+}
+
+/* The same in a loop whose step costs less than reading the clock. */
+static bool scanner__timed_out(struct scanner *s)
+{
+	if (s->ticks++ % SCAN_CLOCK_STEPS)
+		return s->timed_out;
+	return scanner__clock(s);
+}
+
+/* @len bytes of a mapping left out, and why (enum refcnt_scan_partial). */
+static void scanner__skip(struct scanner *s, u64 len, u32 why)
+{
+	s->result->regions_skipped++;
+	s->result->bytes_skipped += len;
+	s->result->partial |= why;
+}
+
+/* The region that holds the word at @addr (a word of the process: any value). */
 static struct region *scanner__region(struct scanner *s, u64 addr)
 {
 	for (u32 i = 0; i < s->nr_regions; i++) {
-		if (addr >= s->regions[i].start && addr + 8 <= s->regions[i].end)
+		const struct region *r = &s->regions[i];
+
+		if (addr >= r->start && addr < r->end && r->end - addr >= 8)
 			return &s->regions[i];
 	}
 	return NULL;
@@ -171,17 +246,19 @@ static u64 scanner__heap_len(const struct scanner *s, const u8 *p, u64 addr, u64
  */
 static u64 scanner__mmapped_len(const struct scanner *s, const u8 *p, u64 room)
 {
-	u64 size = word(p + 8) & ~CHUNK_FLAGS;
+	u64 size;
 
-	if (room < CHUNK_MIN || word(p) || (word(p + 8) & CHUNK_FLAGS) != IS_MMAPPED ||
-	    !size || size % s->page || size > room)
+	if (room < CHUNK_MIN || word(p) || (word(p + 8) & CHUNK_FLAGS) != IS_MMAPPED)
+		return 0;
+	size = word(p + 8) & ~CHUNK_FLAGS;
+	if (!size || size % s->page || size > room)
 		return 0;
 	return size;
 }
 
 /*
- * [@start, @end) of mapping @m, of @kind: its copy is @m's, freed with the
- * region that starts where @m does.
+ * [@start, @end) of mapping @m, of @kind, in @m's memory. @m must not be
+ * one of the regions: they move.
  */
 static struct region *scanner__sub(struct scanner *s, const struct region *m, u64 start, u64 end,
 				   enum region_kind kind)
@@ -191,7 +268,6 @@ static struct region *scanner__sub(struct scanner *s, const struct region *m, u6
 	if (!sub)
 		return NULL;
 	*sub = *m;
-	sub->owns = start == m->start;
 	sub->start = start;
 	sub->end = end;
 	sub->heap_end = end;
@@ -209,9 +285,9 @@ static struct region *scanner__sub(struct scanner *s, const struct region *m, u6
 static int scanner__split(struct scanner *s, const struct region *m)
 {
 	u64 pos = m->start, root = m->start;
-	u32 nr = s->nr_regions;
 
-	while (pos < m->end) {
+	/* out of time, the rest is a root: that hides leaks, never makes one */
+	while (pos < m->end && !scanner__timed_out(s)) {
 		const u8 *p = m->data + (pos - m->start);
 		u64 room = m->end - pos, len;
 		enum region_kind kind = REGION__ARENA;
@@ -227,27 +303,174 @@ static int scanner__split(struct scanner *s, const struct region *m)
 			continue;
 		}
 		if (root < pos && !scanner__sub(s, m, root, pos, REGION__ROOT))
-			goto out_enomem;
+			return -ENOMEM;
 		sub = scanner__sub(s, m, pos, pos + len, kind);
 		if (!sub)
-			goto out_enomem;
+			return -ENOMEM;
 		if (kind == REGION__ARENA)
 			sub->heap_end = pos + word(p + 16);
 		pos += len;
 		root = pos;
 	}
 	if (root < m->end && !scanner__sub(s, m, root, m->end, REGION__ROOT))
-		goto out_enomem;
+		return -ENOMEM;
 	return 0;
-
-out_enomem:
-	if (s->nr_regions == nr)	/* no region owns the copy yet */
-		free(m->data);
-	return -ENOMEM;
 }
 
-/* The writable mappings of @pid, with what they are, and a copy of each. */
-static int scanner__read_maps(struct scanner *s)
+/* perf's ring buffers, devices: no pointers of the process's own */
+static bool mapping__ignored(const char *name)
+{
+	return strstarts(name, "anon_inode:") || strstarts(name, "/dev/");
+}
+
+/*
+ * The regions of mapping @m: what it is, by its name. One that could not
+ * be read, or would take what the scan covers past the memory budget, is
+ * left out, and counted.
+ */
+static int scanner__add_mapping(struct scanner *s, const struct refcnt_scan_mapping *m)
+{
+	struct refcnt_scan_result *res = s->result;
+	const char *name = m->name ?: "";
+	struct region r = {
+		.start = m->start, .end = m->end, .heap_end = m->end, .data = m->data,
+		.kind = strcmp(name, "[heap]") ? REGION__ROOT : REGION__HEAP,
+		.stack = !strcmp(name, "[stack]"),
+		.libc = strstr(name, "/libc.so") || strstr(name, "/libc-"),
+	}, *reg;
+
+	if (m->end <= m->start || mapping__ignored(name))
+		return 0;
+	if (!m->data) {
+		scanner__skip(s, m->end - m->start, REFCNT_SCAN_PARTIAL__UNREADABLE);
+		return 0;
+	}
+	if (m->end - m->start > s->max_bytes - res->bytes) {
+		scanner__skip(s, m->end - m->start, REFCNT_SCAN_PARTIAL__BUDGET);
+		return 0;
+	}
+	res->regions_read++;
+	res->bytes += m->end - m->start;
+	if (!name[0])
+		return scanner__split(s, &r);
+	reg = scanner__new_region(s);
+	if (!reg)
+		return -ENOMEM;
+	*reg = r;
+	return 0;
+}
+
+/*
+ * Room for one more of the @nr elements of @size bytes at *@array: 0,
+ * -E2BIG past SCAN_ARRAY_MAX elements, or -ENOMEM.
+ */
+static int array__grow(void *array, u32 nr, u32 *alloc, size_t size)
+{
+	void **p = array, *grown;
+	size_t more;
+
+	if (nr < *alloc)
+		return 0;
+	if (*alloc >= SCAN_ARRAY_MAX)
+		return -E2BIG;
+	more = *alloc ? min_t(size_t, (size_t)*alloc * 2, SCAN_ARRAY_MAX) : 1024;
+	grown = reallocarray(*p, more, size);
+	if (!grown)
+		return -ENOMEM;
+	*p = grown;
+	*alloc = more;
+	return 0;
+}
+
+/* The copies of a process's writable mappings (scanner__read_maps()). */
+struct scan_copies {
+	struct refcnt_scan_mapping *maps;
+	u32		nr, alloc;
+};
+
+static void scan_copies__exit(struct scan_copies *c)
+{
+	for (u32 i = 0; i < c->nr; i++) {
+		free((void *)c->maps[i].data);
+		free((void *)c->maps[i].name);
+	}
+	zfree(&c->maps);
+}
+
+/*
+ * Read [@start, @start + @len) of the process into @data: in pieces, as one
+ * read returns at most MAX_RW_COUNT (2 GiB less a page) bytes, and a piece
+ * at a time lets the time budget stop a read of gigabytes. Returns the
+ * bytes read from @start: a page that cannot be read ends them.
+ */
+static u64 scanner__pread(struct scanner *s, int mem, u8 *data, u64 start, u64 len)
+{
+	u64 got = 0;
+
+	while (got < len && !scanner__clock(s)) {
+		ssize_t n = pread(mem, data + got, min_t(u64, len - got, SCAN_READ_PIECE),
+				  (off_t)(start + got));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += n;
+	}
+	return got;
+}
+
+/*
+ * Copy mapping [@start, @end) named @name into @c. One past a budget is
+ * left out; one that can be read in part only keeps that part. Either is
+ * counted. Returns 0, or -ENOMEM when @c cannot grow.
+ */
+static int scanner__copy(struct scanner *s, int mem, struct scan_copies *c, u64 start,
+			 u64 end, const char *name)
+{
+	u64 len = end - start, got;
+	struct refcnt_scan_mapping *m;
+	u8 *data, *fit;
+
+	if (scanner__clock(s) || len > s->max_bytes - s->copied) {
+		scanner__skip(s, len, REFCNT_SCAN_PARTIAL__BUDGET);
+		return 0;
+	}
+	data = malloc(len);
+	if (!data) {
+		scanner__skip(s, len, REFCNT_SCAN_PARTIAL__NOMEM);
+		return 0;
+	}
+	got = scanner__pread(s, mem, data, start, len);
+	if (got < len)	/* gone, not readable from some page on, or out of time */
+		scanner__skip(s, len - got, s->timed_out ? REFCNT_SCAN_PARTIAL__BUDGET :
+						     REFCNT_SCAN_PARTIAL__UNREADABLE);
+	if (!got) {
+		free(data);
+		return 0;
+	}
+	fit = got < len ? realloc(data, got) : NULL;
+	data = fit ?: data;
+	name = array__grow(&c->maps, c->nr, &c->alloc, sizeof(*m)) ? NULL : strdup(name);
+	if (!name) {
+		free(data);
+		return -ENOMEM;
+	}
+	m = &c->maps[c->nr++];
+	m->start = start;
+	m->end = start + got;
+	m->name = name;
+	m->data = data;
+	s->copied += got;
+	return 0;
+}
+
+/*
+ * The writable mappings of process @s->pid, as /proc/pid/maps lists them,
+ * and a copy of each. Returns 0, -EACCES if they cannot be read at all, or
+ * -ENOMEM.
+ */
+static int scanner__read_maps(struct scanner *s, struct scan_copies *c)
 {
 	char path[64], line[4096];
 	FILE *maps;
@@ -264,42 +487,12 @@ static int scanner__read_maps(struct scanner *s)
 	while (!err && fgets(line, sizeof(line), maps)) {
 		char perms[8], name[4096] = "";
 		unsigned long start, end;
-		struct region m = { .kind = REGION__ROOT, .owns = true }, *r;
 
 		if (sscanf(line, "%lx-%lx %7s %*s %*s %*s %4095[^\n]", &start, &end, perms,
-			   name) < 3 || perms[0] != 'r' || perms[1] != 'w')
+			   name) < 3 || perms[0] != 'r' || perms[1] != 'w' || end <= start ||
+		    mapping__ignored(name))
 			continue;
-		/* perf's ring buffers, devices: no pointers of the process's own */
-		if (strstarts(name, "anon_inode:") || strstarts(name, "/dev/"))
-			continue;
-		m.start = start;
-		m.end = end;
-		m.heap_end = end;
-		m.data = malloc(end - start);
-		if (!m.data) {
-			err = -ENOMEM;
-			break;
-		}
-		if (pread(mem, m.data, end - start, start) != (ssize_t)(end - start)) {
-			free(m.data);	/* gone, or not readable: left out */
-			continue;
-		}
-		s->result->bytes += end - start;
-		if (!strcmp(name, "[heap]"))
-			m.kind = REGION__HEAP;
-		m.stack = !strcmp(name, "[stack]");
-		m.libc = strstr(name, "/libc.so") || strstr(name, "/libc-");
-		if (!name[0]) {
-			err = scanner__split(s, &m);
-			continue;
-		}
-		r = scanner__new_region(s);
-		if (!r) {
-			free(m.data);
-			err = -ENOMEM;
-			break;
-		}
-		*r = m;
+		err = scanner__copy(s, mem, c, start, end, name);
 	}
 out:
 	if (maps)
@@ -309,28 +502,13 @@ out:
 	return err;
 }
 
-/* Room for one more of the @nr elements of @size bytes at *@array. */
-static int array__grow(void *array, u32 nr, u32 *alloc, size_t size)
-{
-	void **p = array, *grown;
-	u32 more = *alloc ? *alloc * 2 : 1024;
-
-	if (nr < *alloc)
-		return 0;
-	grown = reallocarray(*p, more, size);
-	if (!grown)
-		return -ENOMEM;
-	*p = grown;
-	*alloc = more;
-	return 0;
-}
-
 static int scanner__add_block(struct scanner *s, const struct region *r, u64 chunk, u64 end)
 {
 	struct block *b;
+	int err = array__grow(&s->blocks, s->nr_blocks, &s->alloc_blocks, sizeof(*b));
 
-	if (array__grow(&s->blocks, s->nr_blocks, &s->alloc_blocks, sizeof(*b)))
-		return -ENOMEM;
+	if (err)
+		return err;
 	b = &s->blocks[s->nr_blocks++];
 	memset(b, 0, sizeof(*b));
 	b->addr = chunk + CHUNK_HDR;
@@ -346,69 +524,133 @@ static u64 region__chunk_size(const struct region *r, u64 p)
 }
 
 /*
+ * Does the heap end at the chunk at @p, before @end? A heap its arena grew
+ * out of ends in fenceposts less than CHUNK_MIN before its end: a chunk of
+ * CHUNK_HDR bytes then one of 0 (the main arena's: of CHUNK_HDR again), or
+ * the 0 alone when what was left of the old top was too small to keep. A
+ * heap may also end in nothing but zeroes (brk short of the mapping's end).
+ * A size of 0 anywhere else is damage.
+ */
+static bool region__heap_ends(const struct region *r, u64 p, u64 end)
+{
+	u64 size = region__chunk_size(r, p);
+
+	if (size == CHUNK_HDR && end - p >= CHUNK_MIN) {
+		size = region__chunk_size(r, p + CHUNK_HDR);
+		return (!size || size == CHUNK_HDR) && end - p < CHUNK_MIN + CHUNK_HDR;
+	}
+	if (size)
+		return false;
+	if (end - p < CHUNK_MIN)
+		return true;
+	for (u64 off = p + 16 - r->start; off + 8 <= end - r->start; off += 8) {
+		if (word(r->data + off))
+			return false;
+	}
+	return true;
+}
+
+/* How a walk of a heap's chunks ended (scanner__walk()). */
+enum walk_end {
+	WALK__END,		/* where the heap does */
+	WALK__CORRUPT,		/* at a chunk of an implausible size */
+	WALK__BUDGET,		/* out of time */
+	WALK__NOMEM,		/* no room for another block */
+};
+
+struct walk {
+	enum walk_end	end;
+	u64		stop;	/* not at the end: the chunks from here are not known */
+	u64		top;	/* at the end: the top chunk, 0 after fenceposts */
+	u32		chunks;	/* of a plausible size */
+};
+
+/*
  * Walk the chunks of a heap from @first: true if they end where the heap
  * does, adding the chunks in use when @add (a free chunk clears the
  * PREV_INUSE bit of the next; tcache and fastbin chunks do not, and are
- * dropped later). The last chunk, the top, is free. A heap its arena grew
- * out of ends in fenceposts instead: a chunk of CHUNK_HDR bytes, then one
- * of 0 (or the 0 alone, the old top before it grown over the other).
+ * dropped later). The last chunk, the top, is free, as is the old top
+ * before fenceposts. The heap's memory is the process's, maybe damaged:
+ * every size is checked before it is followed, so each step goes forward
+ * and stays in the heap. If the walk stops before the end, @w says why
+ * and from where the chunks are not known: from the chunk before the one
+ * it could not take, as whether that one is in use is in its header.
  */
 static bool scanner__walk(struct scanner *s, const struct region *r, u64 first, bool add,
-			  int *err)
+			  struct walk *w)
 {
-	u64 p = first, end = r->heap_end;
+	u64 p = first, prev = first, end = r->heap_end;
+	bool prev_added = false;
 
-	while (p + CHUNK_HDR <= end) {
-		u64 size = region__chunk_size(r, p);
-		u64 next = p + size;
-		bool fence;
+	memset(w, 0, sizeof(*w));
+	w->end = WALK__CORRUPT;
+	w->stop = first;
+	if (first < r->start || first >= end || end - first < CHUNK_MIN)
+		return false;
+	for (;;) {
+		u64 size = region__chunk_size(r, p), next;
 
-		if (!size || (size == CHUNK_HDR && next + CHUNK_HDR <= end &&
-			      !region__chunk_size(r, next)))
-			return p > first;
-		if (size < CHUNK_MIN || size % CHUNK_ALIGN || next > end)
-			return false;
-		if (next + CHUNK_HDR > end)
-			return end - next < s->page;	/* the top chunk, to brk */
-		/* the old top, before the fenceposts, is free */
-		fence = !region__chunk_size(r, next) ||
-			(region__chunk_size(r, next) == CHUNK_HDR && next + CHUNK_MIN <= end &&
-			 !region__chunk_size(r, next + CHUNK_HDR));
-		if (add && !fence && (word(r->data + (next - r->start) + 8) & PREV_INUSE)) {
-			*err = scanner__add_block(s, r, p, next + 8);
-			if (*err)
-				return false;
+		if (scanner__timed_out(s)) {
+			w->end = WALK__BUDGET;
+			break;
+		}
+		if (p > first && region__heap_ends(r, p, end))
+			return true;
+		if (size < CHUNK_MIN || size % CHUNK_ALIGN || size > end - p)
+			break;
+		next = p + size;
+		w->chunks++;
+		if (end - next < CHUNK_HDR) {	/* the top chunk, to brk */
+			w->top = p;
+			return true;
+		}
+		prev_added = add && !region__heap_ends(r, next, end) &&
+			     (word(r->data + (next - r->start) + 8) & PREV_INUSE);
+		prev = p;
+		if (prev_added && scanner__add_block(s, r, p, next + 8)) {
+			w->end = WALK__NOMEM;
+			prev_added = false;
+			break;
 		}
 		p = next;
 	}
-	return p == end;
+	if (prev_added)
+		s->nr_blocks--;
+	w->stop = prev;
+	return false;
 }
 
 /*
  * The first chunk of an arena's heap: after its heap_info, and in the
  * arena's first heap after its malloc_state. Both sizes depend on glibc's
- * version (heap_info is 32 bytes before 2.35): find them.
+ * version (heap_info is 32 bytes before 2.35): find them, as where the
+ * chunks walk to the heap's end. In a damaged heap none does: the start
+ * whose walk goes farthest then, if far enough not to be chance.
  */
 static u64 scanner__arena_first(struct scanner *s, const struct region *r)
 {
 	static const u64 info_sizes[] = { HEAP_INFO_SIZE, HEAP_INFO_SIZE_OLD };
-	u64 arena = word(r->data);
-	int err = 0;
+	u64 arena = word(r->data), best = 0, best_stop = 0;
+	struct walk w;
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(info_sizes); i++) {
-		u64 first = r->start + info_sizes[i];
+		u64 first = r->start + info_sizes[i], off = 0, last = 0;
 
-		if (arena != first) {	/* not its first heap */
-			if (scanner__walk(s, r, first, false, &err))
-				return first;
-			continue;
+		if (arena == first) {	/* its first heap: the arena is there */
+			off = ARENA_SIZE_MIN;
+			last = ARENA_SIZE_MAX;
 		}
-		for (u64 off = ARENA_SIZE_MIN; off <= ARENA_SIZE_MAX; off += CHUNK_ALIGN) {
-			if (scanner__walk(s, r, first + off, false, &err))
+		for (; off <= last && !s->timed_out; off += CHUNK_ALIGN) {
+			if (scanner__walk(s, r, first + off, false, &w))
 				return first + off;
+			if (w.end == WALK__CORRUPT && w.chunks >= ARENA_TRUST_CHUNKS &&
+			    w.stop > best_stop) {
+				best = first + off;
+				best_stop = w.stop;
+			}
 		}
 	}
-	return 0;
+	return best;
 }
 
 static int block__cmp(const void *a, const void *b)
@@ -437,23 +679,18 @@ static struct block *scanner__block(struct scanner *s, u64 addr)
 	return NULL;
 }
 
-/*
- * Free chunks that still look in use: those in a tcache carry
- * tcache_key in their second word, found in the tcache_perthread_struct,
- * the first chunk of the main heap; those in fastbins are on lists from
- * their arena's fastbinsY, their links mangled (safe-linking).
- */
-/*
- * tcache_key, if @t is a tcache_perthread_struct: u16 counts[64], then the
- * first free chunk of each bin (of chunks of 32 + 16 * bin bytes), whose
- * second word is the key; 0 if not.
- */
 /* A chunk's size, from its block: CHUNK_HDR before it, 8 bytes into the next. */
 static u64 block__chunk_size(const struct block *b)
 {
 	return b->end - b->addr + CHUNK_HDR - 8;
 }
 
+/*
+ * tcache_key, if @t is a tcache_perthread_struct: u16 counts[64], then the
+ * first free chunk of each bin (of chunks of 32 + 16 * bin bytes), whose
+ * second word is the key; 0 if not. Blocks come from a checked walk: each
+ * one's data holds its whole chunk, so these reads stay in it.
+ */
 static u64 scanner__tcache_key(struct scanner *s, const struct block *t)
 {
 	u64 key = 0;
@@ -480,24 +717,61 @@ static u64 scanner__tcache_key(struct scanner *s, const struct block *t)
 	return key;
 }
 
-/* The chunks on the fastbin lists of the arena at @arena, links demangled. */
+/* The block of the chunk at @p if it can be in a fastbin, or NULL. */
+static struct block *scanner__fastbin_chunk(struct scanner *s, u64 p)
+{
+	struct block *b = scanner__block(s, p + CHUNK_HDR);
+
+	if (!b || b->addr != p + CHUNK_HDR || block__chunk_size(b) > FASTBIN_CHUNK_MAX)
+		return NULL;
+	return b;
+}
+
+/*
+ * The next chunk of a fastbin list after @p, whose block is @b: its link
+ * is mangled (safe-linking, glibc 2.32 on) or not (before); 0 at the end,
+ * or 1 for a link to no chunk that can be in a fastbin.
+ */
+static u64 scanner__fastbin_next(struct scanner *s, u64 p, const struct block *b)
+{
+	u64 raw = word(b->data), next = raw ^ ((p + CHUNK_HDR) >> 12);
+
+	if (!next || scanner__fastbin_chunk(s, next))
+		return next;
+	if (!raw || scanner__fastbin_chunk(s, raw))
+		return raw;
+	return 1;
+}
+
+/*
+ * The chunks on the fastbin lists of the arena at @arena. A list stops at
+ * a link to no fastbin chunk, at a cycle (Brent's: one comes back to the
+ * chunk saved at the last power of two steps) or after FREE_LIST_MAX
+ * steps: the chunks left on it are then taken as in use, which can only
+ * hide a leak among them. Each of these after a good link is damage, and
+ * said; a bad first one is not, as @arena may be a guess (the main one).
+ */
 static void scanner__drop_fastbins(struct scanner *s, u64 arena)
 {
 	for (int f = 0; f < NFASTBINS; f++) {
-		u64 p, w;
-		int steps = 0;
+		u64 p, seen = 0;
+		u32 steps = 0;
 
 		if (!scanner__read(s, arena + ARENA_FASTBINS + f * 8, &p))
 			continue;
-		while (p && steps++ < FREE_LIST_MAX) {
-			struct block *b = scanner__block(s, p + CHUNK_HDR);
+		while (p && !scanner__timed_out(s)) {
+			struct block *b = scanner__fastbin_chunk(s, p);
 
-			if (!b || b->addr != p + CHUNK_HDR ||
-			    block__chunk_size(b) > FASTBIN_CHUNK_MAX ||
-			    !scanner__read(s, p + CHUNK_HDR, &w))
+			if (!b || p == seen || steps == FREE_LIST_MAX) {
+				if (steps)
+					s->result->partial |= REFCNT_SCAN_PARTIAL__CORRUPT;
 				break;
+			}
+			steps++;
+			if (!(steps & (steps - 1)))
+				seen = p;
 			b->free = true;
-			p = w ^ ((p + CHUNK_HDR) >> 12);
+			p = scanner__fastbin_next(s, p, b);
 		}
 	}
 }
@@ -539,55 +813,86 @@ static void scanner__drop_free(struct scanner *s, u64 top)
 	}
 }
 
-/* Find the chunks in use of every heap; returns the main heap's top, or 0. */
+/* Why a walk that stopped leaves a heap in part a root (enum walk_end). */
+static const u32 walk_partial[] = {
+	[WALK__CORRUPT]	= REFCNT_SCAN_PARTIAL__HEAP_WALK | REFCNT_SCAN_PARTIAL__CORRUPT,
+	[WALK__BUDGET]	= REFCNT_SCAN_PARTIAL__HEAP_WALK | REFCNT_SCAN_PARTIAL__BUDGET,
+	[WALK__NOMEM]	= REFCNT_SCAN_PARTIAL__HEAP_WALK | REFCNT_SCAN_PARTIAL__NOMEM,
+};
+
+/*
+ * The chunks in use of heap region @i from its first chunk @first (0: not
+ * found), as blocks. Where they stop making sense (a size that cannot be,
+ * the budget, no room for more blocks), the blocks before are kept and the
+ * rest of the heap is a root: its pointers are followed but its blocks are
+ * not told apart, which can hide a leak there, never make one up. A heap
+ * whose first chunk does not walk is a root whole: damaged, or not glibc's
+ * (then not said damaged). Returns 0 or -ENOMEM.
+ */
+static int scanner__walk_heap(struct scanner *s, u32 i, u64 first, u64 *top)
+{
+	struct region heap = s->regions[i];
+	u32 nr = s->nr_blocks;
+	struct walk w = { .end = s->timed_out ? WALK__BUDGET : WALK__CORRUPT };
+	u32 why;
+
+	if (first && scanner__walk(s, &heap, first, true, &w)) {
+		if (heap.kind == REGION__HEAP)
+			*top = w.top;
+		return 0;
+	}
+	why = walk_partial[w.end];
+	if (w.end == WALK__CORRUPT) {
+		s->result->walks_failed++;
+		if (!w.chunks)	/* not one chunk: maybe no glibc heap */
+			why &= ~REFCNT_SCAN_PARTIAL__CORRUPT;
+	}
+	s->result->partial |= why;
+	if (!first || w.stop <= first) {
+		s->nr_blocks = nr;
+		s->regions[i].kind = REGION__ROOT;
+		return 0;
+	}
+	if (!scanner__sub(s, &heap, w.stop, heap.end, REGION__ROOT))
+		return -ENOMEM;
+	s->regions[i].end = w.stop;
+	s->regions[i].heap_end = w.stop;
+	return 0;
+}
+
+/*
+ * Find the chunks in use of every heap; *@top is the main heap's top
+ * chunk, or 0. Returns 0 or -ENOMEM.
+ */
 static int scanner__find_blocks(struct scanner *s, u64 *top)
 {
-	int err = 0;
-
 	*top = 0;
-	for (u32 i = 0; i < s->nr_regions && !err; i++) {
+	for (u32 i = 0; i < s->nr_regions; i++) {
 		struct region *r = &s->regions[i];
-		u32 nr = s->nr_blocks;
-		u64 first;
+		u64 first = r->start;
+		int err;
 
 		switch (r->kind) {
-		case REGION__HEAP:
-			if (!scanner__walk(s, r, r->start, true, &err) && !err) {
-				r->kind = REGION__ROOT;	/* not glibc's: a root */
-				s->nr_blocks = nr;	/* and no blocks */
-				break;
-			}
-			/* the top chunk: the last one (none after fenceposts) */
-			for (u64 p = r->start; !err; ) {
-				u64 size = region__chunk_size(r, p);
-
-				if (size < CHUNK_MIN)
-					break;
-				if (p + size + CHUNK_HDR > r->end) {
-					*top = p;
-					break;
-				}
-				p += size;
-			}
-			break;
 		case REGION__ARENA:
 			first = scanner__arena_first(s, r);
-			if (!first || !scanner__walk(s, r, first, true, &err)) {
-				r->kind = REGION__ROOT;
-				s->nr_blocks = nr;
-			}
+			fallthrough;
+		case REGION__HEAP:
+			err = scanner__walk_heap(s, i, first, top);
+			if (err)
+				return err;
 			break;
 		case REGION__MMAPPED:
 			/* no next chunk: its size is the mapping's, less the header */
-			err = scanner__add_block(s, r, r->start, r->end);
+			if (scanner__add_block(s, r, r->start, r->end)) {
+				s->result->partial |= REFCNT_SCAN_PARTIAL__NOMEM;
+				r->kind = REGION__ROOT;
+			}
 			break;
 		case REGION__ROOT:
 		default:
 			break;
 		}
 	}
-	if (err)
-		return err;
 	qsort(s->blocks, s->nr_blocks, sizeof(*s->blocks), block__cmp);
 	scanner__drop_free(s, *top);
 	return 0;
@@ -596,9 +901,10 @@ static int scanner__find_blocks(struct scanner *s, u64 *top)
 static int scanner__add_object(struct scanner *s, struct block *b, u8 type, s32 refcnt)
 {
 	struct refcnt_scan_object *o;
+	int err = array__grow(&s->objects, s->nr_objects, &s->alloc_objects, sizeof(*o));
 
-	if (array__grow(&s->objects, s->nr_objects, &s->alloc_objects, sizeof(*o)))
-		return -ENOMEM;
+	if (err)
+		return err;
 	o = &s->objects[s->nr_objects++];
 	memset(o, 0, sizeof(*o));
 	o->addr = b->addr;
@@ -627,12 +933,15 @@ static bool chunk__fits(u64 csize, u64 size)
 	return csize >= want && csize < want + CHUNK_MIN;
 }
 
-/* The blocks that look like objects of the audited types. */
-static int scanner__find_objects(struct scanner *s)
+/*
+ * The blocks that look like objects of the audited types. Out of memory
+ * for more, the objects found so far are kept, and the scan says so.
+ */
+static void scanner__find_objects(struct scanner *s)
 {
 	for (u32 i = 0; i < s->nr_blocks; i++) {
 		struct block *b = &s->blocks[i];
-		u64 csize = block__chunk_size(b);
+		u64 csize = block__chunk_size(b), len = b->end - b->addr;
 
 		if (b->free)
 			continue;
@@ -640,10 +949,11 @@ static int scanner__find_objects(struct scanner *s)
 			const struct refcnt_scan_type *st = &s->types[t];
 			u64 size = st->size, want;
 			s32 refcnt, nr = 0;
-			int err;
 
-			if (!st->size || st->refcnt_offset < 0 ||
-			    st->size > b->end - b->addr)
+			/* the offsets are the audited binary's: read in the block only */
+			if (!st->size || st->refcnt_offset < 0 || st->size > len ||
+			    (u64)st->refcnt_offset + sizeof(refcnt) > len ||
+			    (st->nr_offset >= 0 && (u64)st->nr_offset + sizeof(nr) > len))
 				continue;
 			if (st->elem_size && st->nr_offset >= 0) {
 				memcpy(&nr, b->data + st->nr_offset, sizeof(nr));
@@ -664,12 +974,12 @@ static int scanner__find_objects(struct scanner *s)
 			memcpy(&refcnt, b->data + st->refcnt_offset, sizeof(refcnt));
 			if (refcnt <= 0 || refcnt >= REFCNT_PLAUSIBLE)
 				continue;
-			err = scanner__add_object(s, b, t, refcnt);
-			if (err)
-				return err;
+			if (scanner__add_object(s, b, t, refcnt)) {
+				s->result->partial |= REFCNT_SCAN_PARTIAL__NOMEM;
+				return;
+			}
 		}
 	}
-	return 0;
 }
 
 /* The unreachable blocks that unreachable block @b points to: LSan's indirect. */
@@ -704,8 +1014,13 @@ static void scanner__scan(struct scanner *s, const u8 *data, u64 len, bool count
 		if (!b || b->free || w >= b->end - 8)
 			continue;
 		if (count && w == b->addr) {
-			for (u32 o = 0; o < b->nr_objects; o++)
-				s->objects[b->first_object - 1 + o].words++;
+			for (u32 o = 0; o < b->nr_objects; o++) {
+				struct refcnt_scan_object *obj;
+
+				obj = &s->objects[b->first_object - 1 + o];
+				obj->words++;
+				obj->stack_words += s->reach == REFCNT_SCAN_REACH__STACK;
+			}
 		}
 		if (from) {
 			/* the pass from an unreachable object: what it holds */
@@ -722,7 +1037,7 @@ static void scanner__scan(struct scanner *s, const u8 *data, u64 len, bool count
 		} else {
 			if (b->reached)
 				continue;
-			b->reached = true;
+			b->reached = s->reach;
 		}
 		s->stack[s->nr_stack++] = b - s->blocks;
 	}
@@ -738,22 +1053,51 @@ static void scanner__drain(struct scanner *s, bool count, const struct refcnt_sc
 	}
 }
 
-static void scanner__mark(struct scanner *s, const u8 *regs, size_t regs_len, u64 sp)
+/*
+ * The roots. First what the program keeps: the images' data, TLS and the
+ * other anonymous memory. Then the exiting thread's stack, from its stack
+ * pointer up, and its registers: at the exit stop that thread is in the C
+ * library's exit path (exit(), abort(), a fatal signal's delivery), whose
+ * frames overlay the dead frames of the functions that returned before,
+ * and a word there may be a local of a frame still live or a stale copy a
+ * dead frame left: which one depends on the C library's code paths, so on
+ * the machine. The blocks only they reach are told apart (REACH__STACK),
+ * and so are the pointer words they hold: the report decides what they
+ * are worth (pairing.h), never the layout of a stack.
+ */
+static void scanner__mark_roots(struct scanner *s, const u8 *regs, size_t regs_len, u64 sp)
 {
+	s->reach = REFCNT_SCAN_REACH__DATA;
+	for (u32 i = 0; i < s->nr_regions; i++) {
+		const struct region *r = &s->regions[i];
+
+		if (r->kind != REGION__ROOT || r->stack)
+			continue;
+		s->result->roots += r->end - r->start;
+		scanner__scan(s, r->data, r->end - r->start, true, NULL);
+		scanner__drain(s, true, NULL);
+	}
+	s->reach = REFCNT_SCAN_REACH__STACK;
 	for (u32 i = 0; i < s->nr_regions; i++) {
 		const struct region *r = &s->regions[i];
 		u64 start = r->start;
 
-		if (r->kind != REGION__ROOT)
+		if (r->kind != REGION__ROOT || !r->stack)
 			continue;
-		if (r->stack && sp > r->start && sp < r->end)
+		if (sp > r->start && sp < r->end)
 			start = sp & ~7ULL;
 		s->result->roots += r->end - start;
+		s->result->stack_bytes += r->end - start;
 		scanner__scan(s, r->data + (start - r->start), r->end - start, true, NULL);
 		scanner__drain(s, true, NULL);
 	}
 	scanner__scan(s, regs, regs_len, true, NULL);
 	scanner__drain(s, true, NULL);
+}
+
+static void scanner__mark(struct scanner *s, const u8 *regs, size_t regs_len, u64 sp)
+{
+	scanner__mark_roots(s, regs, regs_len, sp);
 
 	/*
 	 * LSan's indirect leaks: an unreachable block another unreachable one
@@ -764,7 +1108,7 @@ static void scanner__mark(struct scanner *s, const u8 *regs, size_t regs_len, u6
 	for (u32 i = 0; i < s->nr_blocks; i++) {
 		struct block *b = &s->blocks[i];
 
-		s->result->reached += b->reached;
+		s->result->reached += !!b->reached;
 		if (!b->reached && !b->free)
 			scanner__indirect(s, b);
 	}
@@ -790,7 +1134,7 @@ static void scanner__mark(struct scanner *s, const u8 *regs, size_t regs_len, u6
 	for (u32 i = 0; i < s->nr_objects; i++) {
 		struct block *b = scanner__block(s, s->objects[i].addr);
 
-		s->objects[i].reachable = b && b->reached;
+		s->objects[i].reachable = b ? b->reached : REFCNT_SCAN_REACH__NONE;
 	}
 }
 
@@ -810,65 +1154,139 @@ static size_t scanner__regs(pid_t pid, u8 *buf, size_t sz, u64 *sp)
 	return iov.iov_len;
 }
 
+/* A quarter of the RAM, at most REFCNT_SCAN_BYTES_MAX: see refcnt_scan_limits. */
+static u64 scan__default_bytes(void)
+{
+	long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+
+	if (pages <= 0 || page <= 0)
+		return REFCNT_SCAN_BYTES_MAX;
+	return min_t(u64, (u64)pages * page / 4, REFCNT_SCAN_BYTES_MAX);
+}
+
+static void scanner__init(struct scanner *s, struct refcnt_scan *scan,
+			  const struct refcnt_scan_type *types,
+			  const struct refcnt_scan_limits *limits)
+{
+	u64 ns = limits && limits->ns ? limits->ns : REFCNT_SCAN_NS_DEFAULT;
+	long page = sysconf(_SC_PAGESIZE);
+
+	memset(scan, 0, sizeof(*scan));
+	memset(s, 0, sizeof(*s));
+	scan->result.magic = REFCNT_SCAN_MAGIC;
+	scan->result.time = scan__now();
+	s->types = types;
+	s->result = &scan->result;
+	s->page = page > 0 ? page : 4096;
+	s->deadline = scan->result.time + min_t(u64, ns, ~0ULL - scan->result.time);
+	s->max_bytes = limits && limits->bytes ? limits->bytes : scan__default_bytes();
+}
+
+/*
+ * Everything after reading the memory: the regions of mappings @maps, the
+ * blocks of their heaps, the objects among them, marked from the roots.
+ * Out of budget, what was done is the result, however little. Sets the
+ * result's status; returns 0 or -ENOMEM.
+ */
+static int scanner__run(struct scanner *s, const struct refcnt_scan_mapping *maps, u32 nr,
+			const u8 *regs, size_t regs_len, u64 sp)
+{
+	struct refcnt_scan_result *res = s->result;
+	u64 top;
+	int err = 0;
+
+	for (u32 i = 0; i < nr && !err; i++)
+		err = scanner__add_mapping(s, &maps[i]);
+	if (err)
+		return err;
+	if (!res->regions_read && !(res->partial & REFCNT_SCAN_PARTIAL__BUDGET)) {
+		res->status = REFCNT_SCAN__FAILED;
+		return 0;
+	}
+	err = scanner__find_blocks(s, &top);
+	if (err)
+		return err;
+	if (!s->nr_blocks && !(res->partial & REFCNT_SCAN_PARTIAL__BUDGET)) {
+		res->status = REFCNT_SCAN__NO_HEAP;
+		return 0;
+	}
+	scanner__find_objects(s);
+	s->stack = calloc(s->nr_blocks + 1, sizeof(*s->stack));
+	if (!s->stack)
+		return -ENOMEM;
+	/*
+	 * The marking scans every root, without a look at the clock: out of
+	 * time, it is not begun, and the objects found are left unmarked
+	 */
+	if (!scanner__clock(s))
+		scanner__mark(s, regs, regs_len, sp);
+	res->blocks = s->nr_blocks;
+	res->nr_objects = s->nr_objects;
+	res->status = REFCNT_SCAN__DONE;
+	return 0;
+}
+
+/* The end of a scan that returns @err: its time, its objects; the scanner freed. */
+static int scanner__exit(struct scanner *s, struct refcnt_scan *scan, int err)
+{
+	scan->result.ns = scan__now() - scan->result.time;
+	if (err) {
+		scan->result.status = REFCNT_SCAN__FAILED;
+	} else if (scan->result.status == REFCNT_SCAN__DONE) {
+		scan->objects = s->objects;
+		s->objects = NULL;
+	}
+	free(s->regions);
+	free(s->blocks);
+	free(s->stack);
+	free(s->objects);
+	return err;
+}
+
+int refcnt_scan__mappings(struct refcnt_scan *scan, const struct refcnt_scan_mapping *maps,
+			  u32 nr, const u8 *regs, size_t regs_len, u64 sp,
+			  const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR],
+			  const struct refcnt_scan_limits *limits)
+{
+	struct scanner s;
+	int err;
+
+	scanner__init(&s, scan, types, limits);
+	err = scanner__run(&s, maps, nr, regs, regs_len, sp);
+	return scanner__exit(&s, scan, err);
+}
+
+int refcnt_scan__process_limits(struct refcnt_scan *scan, pid_t pid,
+				const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR],
+				const struct refcnt_scan_limits *limits)
+{
+	struct scan_copies copies = { .maps = NULL };
+	struct scanner s;
+	u8 regs[1024];
+	size_t regs_len;
+	u64 sp;
+	int err;
+
+	scanner__init(&s, scan, types, limits);
+	scan->result.pid = pid;
+	s.pid = pid;
+	regs_len = scanner__regs(pid, regs, sizeof(regs), &sp);
+	err = scanner__read_maps(&s, &copies);
+	if (err == -EACCES) {
+		scan->result.status = REFCNT_SCAN__FAILED;
+		err = 0;
+	} else if (!err) {
+		err = scanner__run(&s, copies.maps, copies.nr, regs, regs_len, sp);
+	}
+	err = scanner__exit(&s, scan, err);
+	scan_copies__exit(&copies);
+	return err;
+}
+
 int refcnt_scan__process(struct refcnt_scan *scan, pid_t pid,
 			 const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR])
 {
-	struct scanner s = {
-		.pid = pid, .types = types, .result = &scan->result,
-		.page = sysconf(_SC_PAGESIZE),
-	};
-	struct timespec t0, t1;
-	u8 regs[1024];
-	size_t regs_len;
-	u64 top, sp;
-	int err;
-
-	memset(scan, 0, sizeof(*scan));
-	scan->result.magic = REFCNT_SCAN_MAGIC;
-	scan->result.pid = pid;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	scan->result.time = t0.tv_sec * 1000000000ULL + t0.tv_nsec;
-
-	regs_len = scanner__regs(pid, regs, sizeof(regs), &sp);
-	err = scanner__read_maps(&s);
-	if (err == -EACCES || (!err && !s.nr_regions)) {
-		scan->result.status = REFCNT_SCAN__FAILED;
-		err = 0;
-		goto out;
-	}
-	if (!err)
-		err = scanner__find_blocks(&s, &top);
-	if (!err && !s.nr_blocks) {
-		scan->result.status = REFCNT_SCAN__NO_HEAP;
-		goto out;
-	}
-	if (!err)
-		err = scanner__find_objects(&s);
-	if (!err) {
-		s.stack = calloc(s.nr_blocks + 1, sizeof(*s.stack));
-		if (!s.stack)
-			err = -ENOMEM;
-	}
-	if (err)
-		goto out;
-	scanner__mark(&s, regs, regs_len, sp);
-	scan->result.blocks = s.nr_blocks;
-	scan->result.nr_objects = s.nr_objects;
-	scan->objects = s.objects;
-	s.objects = NULL;
-	scan->result.status = REFCNT_SCAN__DONE;
-out:
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	scan->result.ns = (t1.tv_sec - t0.tv_sec) * 1000000000ULL + t1.tv_nsec - t0.tv_nsec;
-	for (u32 i = 0; i < s.nr_regions; i++) {
-		if (s.regions[i].owns)
-			free(s.regions[i].data);
-	}
-	free(s.regions);
-	free(s.blocks);
-	free(s.stack);
-	free(s.objects);
-	return err;
+	return refcnt_scan__process_limits(scan, pid, types, NULL);
 }
 
 void refcnt_scan__exit(struct refcnt_scan *scan)

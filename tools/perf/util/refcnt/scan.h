@@ -31,6 +31,19 @@
  * than the stopped one, or in another process; pointers stored XOR-ed,
  * tagged or as offsets; memory of another allocator than glibc's malloc
  * (its blocks are roots, not blocks).
+ *
+ * The process is not trusted: its heap may be damaged. Every chunk size is
+ * checked against its heap before it is followed, free lists are walked a
+ * bounded number of steps and stop at a cycle or a bad link, and the whole
+ * scan has a time and a memory budget (struct refcnt_scan_limits). What it
+ * could not cover is said in refcnt_scan_result.partial: where a heap's
+ * chunks stop making sense, the blocks before are kept and the rest of the
+ * heap is a root (which can hide a leak there, never make one up); a
+ * mapping that cannot be read or is past the memory budget is left out
+ * (which can make up a leak: an object only it points to looks
+ * unreachable); out of time, no more memory is read or walked, and the
+ * objects already found are returned unmarked (reachable NONE, no words)
+ * when the marking, which scans every root, cannot start in time.
  */
 
 /* What an object of an audited type looks like in memory. */
@@ -46,6 +59,18 @@ struct refcnt_scan_type {
 	u32	tail_size;	/* some are allocated with a struct of this size after */
 };
 
+/* How an object found is reached (refcnt_scan_object.reachable). */
+enum refcnt_scan_reach {
+	REFCNT_SCAN_REACH__NONE,	/* from no root: leaked, or held by a leak */
+	REFCNT_SCAN_REACH__DATA,	/* from the images' data, TLS or other memory */
+	/*
+	 * only from the exiting thread's stack or registers: a local of a
+	 * live frame, or a stale word a dead frame left there; the scan
+	 * cannot tell which
+	 */
+	REFCNT_SCAN_REACH__STACK,
+};
+
 /* One object found, as stored in the recording. */
 struct refcnt_scan_object {
 	u64	addr;
@@ -53,8 +78,9 @@ struct refcnt_scan_object {
 	s32	refcnt;		/* its refcount, as read */
 	u32	words;		/* words of reachable memory that point to it */
 	u8	type;		/* index in refcnt_type_specs */
-	u8	reachable;
-	u8	pad[6];
+	u8	reachable;	/* enum refcnt_scan_reach */
+	u8	pad[2];
+	u32	stack_words;	/* of @words, those in the stack or registers */
 };
 
 enum refcnt_scan_status {
@@ -67,6 +93,20 @@ enum refcnt_scan_status {
 	REFCNT_SCAN__MAX,
 };
 
+/*
+ * Why a scan that is DONE did not cover everything (refcnt_scan_result.
+ * partial): an object whose class rests on memory left out may be
+ * misclassed, and the report marks it.
+ */
+enum refcnt_scan_partial {
+	REFCNT_SCAN_PARTIAL__UNREADABLE	= 1 << 0,	/* a mapping could not be read */
+	REFCNT_SCAN_PARTIAL__HEAP_WALK	= 1 << 1,	/* a heap's chunks did not walk: a root */
+	REFCNT_SCAN_PARTIAL__CORRUPT	= 1 << 2,	/* a bad chunk or a cycle ended a walk */
+	REFCNT_SCAN_PARTIAL__BUDGET	= 1 << 3,	/* the time or memory budget ran out */
+	REFCNT_SCAN_PARTIAL__NOMEM	= 1 << 4,	/* the scanner ran out of memory */
+	REFCNT_SCAN_PARTIAL__MAX	= 1 << 5,
+};
+
 /* The result, as stored in the recording: this header, then the objects. */
 struct refcnt_scan_result {
 	u32	magic;			/* REFCNT_SCAN_MAGIC */
@@ -74,19 +114,54 @@ struct refcnt_scan_result {
 	u32	pid;			/* the process scanned */
 	u32	nr_objects;
 	u32	signal;			/* that killed it (a crash), or 0 */
-	u32	reserved;
+	u32	exit_code;		/* its exit status when no signal killed it */
 	u64	time;			/* of the exit stop, CLOCK_MONOTONIC ns */
 	u64	bytes;			/* of memory read */
 	u64	ns;			/* the scan took */
 	u64	roots, blocks, reached;	/* root bytes, blocks in use, reached */
+	/* what it covered */
+	u32	partial;		/* enum refcnt_scan_partial bits */
+	u32	regions_read;		/* writable mappings read */
+	u32	regions_skipped;	/* writable mappings not read, or read in part */
+	u32	walks_failed;		/* heaps whose chunks could not be walked */
+	u64	bytes_skipped;		/* of the mappings not read */
+	u64	stack_bytes;		/* of the exiting thread's stack scanned */
+	u32	types;			/* the types looked for, by index: a bit each */
+	u32	reserved;
 };
 
-#define REFCNT_SCAN_MAGIC	0x4e435352	/* "RSCN" */
+/* "RSC2": the second layout, with what the scan covered */
+#define REFCNT_SCAN_MAGIC	0x32435352
 
 struct refcnt_scan {
 	struct refcnt_scan_result	result;
 	struct refcnt_scan_object	*objects;	/* by address */
 };
+
+/* A writable mapping of the process, and its memory, read. */
+struct refcnt_scan_mapping {
+	u64		start, end;
+	const char	*name;		/* as /proc/pid/maps: "[heap]", "[stack]", "", a path */
+	const u8	*data;		/* end - start bytes; NULL: it could not be read */
+};
+
+/*
+ * What one scan may take, 0 for the default. Time: the process waits,
+ * stopped at its exit, for the whole scan, which takes well under a second
+ * for a perf of a few hundred MiB; 20 s lets one of gigabytes finish and
+ * bounds a scan a damaged heap would make long. Memory: every writable
+ * mapping is copied, and the copies are kept until the scan ends, while
+ * the process's own memory is still in use, and the scan adds 40 bytes
+ * per heap block to them: a quarter of the RAM, at most 8 GiB (more would
+ * not be scanned in the time budget anyway).
+ */
+struct refcnt_scan_limits {
+	u64	ns;			/* of wall-clock time, from the scan's start */
+	u64	bytes;			/* of memory copied (or given) */
+};
+
+#define REFCNT_SCAN_NS_DEFAULT		(20ULL * 1000000000ULL)
+#define REFCNT_SCAN_BYTES_MAX		(8ULL << 30)
 
 /*
  * Scan process @pid, stopped (at its exit): what @types look like is
@@ -95,8 +170,24 @@ struct refcnt_scan {
  */
 int refcnt_scan__process(struct refcnt_scan *scan, pid_t pid,
 			 const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR]);
+/* The same within @limits (NULL: the defaults). */
+int refcnt_scan__process_limits(struct refcnt_scan *scan, pid_t pid,
+				const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR],
+				const struct refcnt_scan_limits *limits);
+/*
+ * The scan of memory already read: the @nr writable mappings @maps of a
+ * process, in the order of /proc/pid/maps, the registers @regs of its
+ * stopped thread and that thread's stack pointer @sp; the result keeps no
+ * pointer into them. Returns as refcnt_scan__process() does.
+ */
+int refcnt_scan__mappings(struct refcnt_scan *scan, const struct refcnt_scan_mapping *maps,
+			  u32 nr, const u8 *regs, size_t regs_len, u64 sp,
+			  const struct refcnt_scan_type types[REFCNT_TYPE__MAX_NR],
+			  const struct refcnt_scan_limits *limits);
 void refcnt_scan__exit(struct refcnt_scan *scan);
 
 const char *refcnt_scan_status__name(enum refcnt_scan_status status);
+/* What the bits of @partial (enum refcnt_scan_partial) say, in one static string. */
+const char *refcnt_scan_partial__names(u32 partial);
 
 #endif /* __PERF_REFCNT_SCAN_H */

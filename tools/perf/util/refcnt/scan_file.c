@@ -76,6 +76,7 @@ int refcnt_scan__read(const char *path, struct refcnt_scan *scan, char *why, siz
 {
 	struct perf_file_header h;
 	struct perf_file_section sec;
+	struct stat st;
 	size_t objs;
 	u64 nr;
 	int fd, err = -EINVAL;
@@ -97,8 +98,10 @@ int refcnt_scan__read(const char *path, struct refcnt_scan *scan, char *why, siz
 		goto out;
 	}
 	objs = (size_t)scan->result.nr_objects * sizeof(*scan->objects);
+	/* what the file says is checked against the file before it is believed */
 	if (scan->result.magic != REFCNT_SCAN_MAGIC || scan->result.status >= REFCNT_SCAN__MAX ||
-	    sec.size - sizeof(scan->result) != objs) {
+	    sec.size - sizeof(scan->result) != objs || fstat(fd, &st) ||
+	    sec.offset > (u64)st.st_size || sec.size > (u64)st.st_size - sec.offset) {
 		snprintf(why, why_sz, "its scan at exit is damaged");
 		goto out;
 	}
