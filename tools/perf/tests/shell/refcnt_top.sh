@@ -110,7 +110,7 @@ else
 		fail "$lost events lost: the findings on what was live then are uncertain, and 'no bug' would not mean no bug (a bigger -m would keep them)"
 		grep -q "events lost" "$tmpdir/report" || fail "$lost events lost and not said"
 	elif [ "$uncertain" -gt 0 ]; then
-		fail "$uncertain findings uncertain with no event lost: an uncovered site was hit"
+		fail "$uncertain findings uncertain with no event lost: $(grep -E '^# (references only|objects alive at the end|scan covered|perf refcnt: uncovered)' "$tmpdir/report" | tr '\n' ' ')"
 	fi
 fi
 
