@@ -96,7 +96,10 @@ static void __noreturn keeper__run(int alive, pid_t helper)
 	signal(SIGINT, SIG_IGN);
 	signal(SIGHUP, SIG_IGN);
 	signal(SIGTERM, SIG_IGN);
-	close_range(0, alive - 1, 0);
+	/* nor stopped or ended by the terminal's other keys: a group of its own */
+	setpgid(0, 0);
+	if (alive > 0)
+		close_range(0, alive - 1, 0);
 	close_range(alive + 1, ~0U, 0);
 	while (read(alive, &c, 1) < 0 && errno == EINTR)
 		;

@@ -893,7 +893,8 @@ static int scanner__find_blocks(struct scanner *s, u64 *top)
 			break;
 		}
 	}
-	qsort(s->blocks, s->nr_blocks, sizeof(*s->blocks), block__cmp);
+	if (s->nr_blocks)	/* none: no array, and qsort() wants one */
+		qsort(s->blocks, s->nr_blocks, sizeof(*s->blocks), block__cmp);
 	scanner__drop_free(s, *top);
 	return 0;
 }
