@@ -1093,6 +1093,30 @@ int test__refcnt_pairing_thread_exit(struct test_suite *test __maybe_unused,
 }
 
 /*
+ * Feed @evs (each in the address space of its thread) to a new engine, give
+ * it @scan of address space 1 and end the stream: @c gets the findings.
+ */
+static int run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt_scan *scan,
+		       struct collect *c)
+{
+	struct refcnt_engine *engine;
+	int err;
+
+	for (size_t i = 0; i < nr; i++)
+		evs[i].space = evs[i].tid;
+	engine = refcnt_engine__new(&collect_ops, c);
+	TEST_ASSERT_VAL("engine", engine);
+	memset(c, 0, sizeof(*c));
+	err = feed(engine, evs, nr);
+	if (!err)
+		err = refcnt_engine__exit_scan(engine, 1, scan);
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+	TEST_ASSERT_EQUAL("feeding", err, 0);
+	return TEST_OK;
+}
+
+/*
  * The scan at exit of address space 1 (refcnt_engine__exit_scan): A is
  * pointed to by as many words as it has references, all still referenced;
  * B by one word for three references, its two gets leaked (most recent
@@ -1149,21 +1173,9 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(scanned) },
 		.objects = scanned,
 	};
-	struct refcnt_engine *engine;
 	struct collect c;
-	int err;
 
-	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
-		evs[i].space = evs[i].tid;
-	engine = refcnt_engine__new(&collect_ops, &c);
-	TEST_ASSERT_VAL("engine", engine);
-	memset(&c, 0, sizeof(c));
-	err = feed(engine, evs, ARRAY_SIZE(evs));
-	if (!err)
-		err = refcnt_engine__exit_scan(engine, 1, &scan);
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
-	TEST_ASSERT_EQUAL("feeding", err, 0);
+	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	TEST_ASSERT_VAL("findings", check_findings(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("D held by C", c.findings[9].holder == OBJ_C);
 	return TEST_OK;
@@ -1200,21 +1212,9 @@ static int exit_scan_stack(u32 signal, u32 partial, const struct expect *exp, in
 			    .signal = signal, .partial = partial, .types = 1 },
 		.objects = scanned,
 	};
-	struct refcnt_engine *engine;
 	struct collect c;
-	int err;
 
-	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
-		evs[i].space = evs[i].tid;
-	engine = refcnt_engine__new(&collect_ops, &c);
-	TEST_ASSERT_VAL("engine", engine);
-	memset(&c, 0, sizeof(c));
-	err = feed(engine, evs, ARRAY_SIZE(evs));
-	if (!err)
-		err = refcnt_engine__exit_scan(engine, 1, &scan);
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
-	TEST_ASSERT_EQUAL("feeding", err, 0);
+	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	return check_findings(&c, exp, nr_exp);
 }
 
@@ -1280,21 +1280,9 @@ int test__refcnt_pairing_implausible_live(struct test_suite *test __maybe_unused
 		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(scanned) },
 		.objects = scanned,
 	};
-	struct refcnt_engine *engine;
 	struct collect c;
-	int err;
 
-	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
-		evs[i].space = evs[i].tid;
-	engine = refcnt_engine__new(&collect_ops, &c);
-	TEST_ASSERT_VAL("engine", engine);
-	memset(&c, 0, sizeof(c));
-	err = feed(engine, evs, ARRAY_SIZE(evs));
-	if (!err)
-		err = refcnt_engine__exit_scan(engine, 1, &scan);
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
-	TEST_ASSERT_EQUAL("feeding", err, 0);
+	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	/* A: two still referenced; C: its get and the one it had, leaked, uncertain */
 	TEST_ASSERT_EQUAL("findings", c.nr_findings, 4);
 	for (int i = 0; i < 2; i++) {
