@@ -9,6 +9,7 @@
 #   make bench    what an audit costs: target slowdown, report speed
 #   make accuracy seeded-bug perf builds: does the report name each bug?
 #   make accuracy-asan  the same, each judged by the ASan (RC_CHK) build of it
+#   make survey   perf's own commands audited, each judged by the ASan perf
 #   make lint     checkpatch --strict on every C file we add
 #   make perf-6.1 build/v6.1/perf: linux-source-6.1's perf with -g, a target
 #   make asan     build/asan/perf: the same perf with AddressSanitizer
@@ -62,7 +63,7 @@ CHECK_ACCURACY_VARIANTS := 01-kernel-maps-extra-get 02-thread-extra-get \
 			   06-hist-entry-inlined-extra-get 07-libperf-cpu-map-extra-get \
 			   09-map-new-nsinfo-extra-get 10-user-maps-extra-get
 check: build perf-6.1 asan
-	@REFCNT_ACCURACY_VARIANTS="$(CHECK_ACCURACY_VARIANTS)" \
+	@REFCNT_ACCURACY_VARIANTS="$(CHECK_ACCURACY_VARIANTS)" REFCNT_SURVEY_COMMANDS=check \
 		REFCNT_ACCURACY_TARGET=accuracy-asan scripts/run-tests.sh $(PERF)
 
 # A perf to audit that is not ours: Debian's linux-source-6.1, built with -g.
@@ -106,6 +107,13 @@ accuracy-asan: build asan
 		ACCURACY_ASAN_CFLAGS="$(ASAN_CFLAGS)" scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
 		$(BUILD)/accuracy $(ACCURACY_VARIANTS)
 
+# perf's own commands (tools/perf/tests/refcnt-survey/commands), each
+# audited and run as the ASan perf: do the two name the same bugs?
+# SURVEY_COMMANDS: the commands to run (default: all; check: those where
+# the sanitizer finds a refcount bug, as make check runs them).
+survey: build asan
+	@scripts/survey.sh $(PERF) $(BUILD)/asan/perf $(BUILD)/survey $(SURVEY_COMMANDS)
+
 lint: prepare
 	@scripts/lint.sh $(SRC)/scripts/checkpatch.pl
 
@@ -113,4 +121,4 @@ clean:
 	rm -rf $(BUILD)
 
 .PHONY: all deps prepare build man run check perf-6.1 asan asan-check fuzz bench accuracy accuracy-asan \
-	lint clean
+	survey lint clean

@@ -5,7 +5,8 @@
 # N skipped". perf test's exit code says nothing of single cases, so its
 # result lines are counted, and held to what the tree holds: one result per
 # case of the perf refcnt suite (tests/refcnt.c) and per refcnt shell test
-# (tests/shell/refcnt*.sh), plus lint, this runner's own test and, when
+# (tests/shell/refcnt*.sh), plus lint, this runner's own test, the
+# survey's judging test, make survey on REFCNT_SURVEY_COMMANDS and, when
 # REFCNT_ACCURACY_VARIANTS names some, make accuracy on them (or the make
 # target REFCNT_ACCURACY_TARGET names: accuracy-asan). Fewer
 # results, a result line not understood, or perf test ending by a signal or
@@ -58,6 +59,34 @@ if [ -z "$selftest" ]; then
 	else
 		cat "$log"
 		count "runner self-test" FAILED
+	fi
+fi
+
+# the survey's judging: fake sanitizer reports and audits
+if [ -z "$selftest" ]; then
+	expected=$((expected + 1))
+	if "$root/scripts/test-survey.sh" > "$log" 2>&1; then
+		cat "$log"
+		count "survey self-test" Ok
+	else
+		cat "$log"
+		count "survey self-test" FAILED
+	fi
+fi
+
+# make survey on the commands REFCNT_SURVEY_COMMANDS names (check: those
+# where the sanitizer finds a refcount bug): each verdict as the list says
+if [ -z "$selftest" ] && [ -n "${REFCNT_SURVEY_COMMANDS:-}" ]; then
+	expected=$((expected + 1))
+	# shellcheck disable=SC2086
+	if make -s -C "$root" survey SURVEY_COMMANDS="$REFCNT_SURVEY_COMMANDS" \
+		> "$log" 2>&1; then
+		sed -n '/^command /,$p' "$log"
+		count survey Ok
+	else
+		sed -n '/^command /,$p' "$log"
+		tail -n 5 "$log"
+		count survey FAILED
 	fi
 fi
 

@@ -12,7 +12,11 @@
 # the function it is inlined in, as perf refcnt names a site; the type is
 # that of the API function below it (map__new() taking an nsinfo reference
 # is the function, not the API). For leaks, the function that leaked
-# the most objects, with their count and that of all direct leaks.
+# the most objects, with their count and that of all direct leaks. With
+# no direct leak of a reference, the same of the indirect ones (references
+# only leaked memory holds: the holder that leaked is no refcounted
+# object but a hist entry, a callchain node...), the line ending in
+# "indirect".
 #
 # kind: leak, double free, use after free (the put that freed it).
 #
@@ -60,6 +64,10 @@ function end_stack() {
 		key = type " " where
 		objects[key] += leaked
 		total += leaked
+	} else if (stack == "indirect" && where != "") {
+		key = type " " where
+		indirect[key] += leaked
+		indirect_total += leaked
 	} else if (stack == want && where != "" && error_line == "") {
 		error_line = error " " type " " where " - -"
 	}
@@ -89,7 +97,10 @@ function end_stack() {
 /^Direct leak of / {
 	end_stack(); stack = "leak"; leaked = $7; nr = 0; next
 }
-/^(Indirect leak of |previously allocated by |SUMMARY: |READ of |WRITE of )/ {
+/^Indirect leak of / {
+	end_stack(); stack = "indirect"; leaked = $7; nr = 0; next
+}
+/^(previously allocated by |SUMMARY: |READ of |WRITE of )/ {
 	end_stack(); next
 }
 /^freed by thread / {
@@ -124,6 +135,14 @@ END {
 		if (best == "" || objects[k] > objects[best])
 			best = k
 	}
-	if (best != "")
+	if (best != "") {
 		print "leak", best, objects[best], total
+		exit
+	}
+	for (k in indirect) {
+		if (best == "" || indirect[k] > indirect[best])
+			best = k
+	}
+	if (best != "")
+		print "leak", best, indirect[best], indirect_total, "indirect"
 }

@@ -1,0 +1,96 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# make survey's judge: does perf refcnt's report of a command agree with
+# what the sanitizer (ASan with RC_CHK, LSan at exit) said of the same
+# command? Input: the report's findings (perf refcnt report -x,). Set:
+#
+#   -v sanitizer="LINE"  what scripts/sanitizer-top.awk printed of the
+#                        sanitizer's run: "" (nothing), "leak TYPE FUNC N
+#                        ALL", "use after free TYPE FUNC - -", "double free
+#                        TYPE FUNC - -" or "crash ERROR FUNC"
+#   -v audit=STATUS      ok, failed (no recording or no report: then the
+#                        input is empty) or killed (the audit ran out of
+#                        time)
+#
+# Prints one line, "VERDICT<TAB>ROW": ROW is perf refcnt's first bug row
+# ("kind type function", "-" if none), VERDICT one of
+#
+#   agree          both say nothing, or both name the same kind of bug,
+#                  type and function (below)
+#   disagree       they name different bugs, or only one names a bug
+#   uncertain      perf refcnt's only bug rows are uncertain ones (lost
+#                  events, a partial scan...): it claims nothing, and the
+#                  sanitizer may or may not agree with what it shows
+#   no-verdict:WHY the sanitizer's run crashed or was killed (its first
+#                  refcount error may be past the crash), or the audit
+#                  failed or was killed: never counted as agreement
+#
+# The kinds that agree: a leak with a leak; a use after free with a use
+# after put, an over-release or a double put; a double free with a
+# double put, an over-release or a use after put. The function is the
+# site perf refcnt names, or for a use after free or double free the put
+# that freed the object (the report's freed-by field), as the sanitizer
+# names the put that freed it. The first bug row is the first certain
+# one: the report sorts certain rows before uncertain ones of a kind,
+# but not across kinds.
+
+BEGIN {
+	FS = ","
+	split(sanitizer, said, " ")
+	skind = said[1]
+	if (skind == "use" || skind == "double") {
+		skind = said[1] " " said[2] " " said[3]
+		if (said[1] == "double")
+			skind = "double free"
+		stype = said[1] == "double" ? said[3] : said[4]
+		sfunc = said[1] == "double" ? said[4] : said[5]
+	} else {
+		stype = said[2]
+		sfunc = said[3]
+	}
+}
+
+function bug(kind) {
+	return kind == "leak" || kind == "over-release" || kind == "double put" ||
+	       kind == "use after put"
+}
+
+bug($1) && $6 == 0 && first == "" {
+	first = $1 " " $2 " " $5
+	fkind = $1; ftype = $2; ffunc = $5; ffreed = $7
+}
+bug($1) && $6 != 0 && uncertain == "" {
+	uncertain = "uncertain " $1 " " $2 " " $5
+}
+
+function kinds_agree(s, r) {
+	if (s == "leak")
+		return r == "leak"
+	if (s == "use after free" || s == "double free")
+		return r == "use after put" || r == "over-release" || r == "double put"
+	return 0
+}
+
+END {
+	row = first != "" ? first : (uncertain != "" ? uncertain : "-")
+	if (audit == "killed" || audit == "failed") {
+		verdict = "no-verdict:the audit " (audit == "killed" ? "was killed" : "failed")
+	} else if (audit != "ok") {
+		verdict = "no-verdict:the audit's status is unknown (" audit ")"
+	} else if (said[1] == "crash") {
+		verdict = "no-verdict:the sanitizer's run crashed (" said[2] " in " said[3] ")"
+	} else if (sanitizer != "" && skind != "leak" && skind != "use after free" &&
+		   skind != "double free") {
+		verdict = "no-verdict:the sanitizer's line is not understood"
+	} else if (sanitizer == "") {
+		verdict = first != "" ? "disagree" : (uncertain != "" ? "uncertain" : "agree")
+	} else if (first == "") {
+		verdict = uncertain != "" ? "uncertain" : "disagree"
+	} else if (kinds_agree(skind, fkind) && stype == ftype &&
+		   (sfunc == ffunc || (skind != "leak" && sfunc == ffreed))) {
+		verdict = "agree"
+	} else {
+		verdict = "disagree"
+	}
+	printf "%s\t%s\n", verdict, row
+}

@@ -1,0 +1,243 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# make survey: perf's own commands, each run twice, under perf refcnt
+# record on the normal perf and as the same perf built with ASan (RC_CHK:
+# every reference an allocation of its own; LSan at exit). The sanitizer
+# is the oracle of what really leaked or was used after its last put; the
+# survey says, one line per command, what it found first, perf refcnt's
+# first bug row and whether the two agree (scripts/survey-judge.awk), then
+# the totals. The commands are tools/perf/tests/refcnt-survey/commands;
+# the recordings they read are made here, by the normal perf.
+#
+# Usage: survey.sh PERF ASAN_PERF OUTDIR [NAME...]
+#   PERF records and reports, and is the perf audited; ASAN_PERF is its
+#   ASan build (make asan). NAMEs pick commands (default: all); "check"
+#   picks those marked check. Each run is bounded (REFCNT_SURVEY_TIMEOUT,
+#   default 300 s), a TUI command is quit after REFCNT_SURVEY_TUI_SECONDS
+#   (default 5).
+#
+# Exits 0 when every verdict is agree, or what the command list expects;
+# a command without a verdict (a run that failed or was killed) fails the
+# survey unless the list expects it (perf crashes there, not of a
+# refcount), as does any other unexpected verdict. An expected
+# disagreement where neither run saw a bug is said, not failed: the
+# input did not make the bug show.
+set -uo pipefail
+
+perf=$(realpath "${1:?usage: survey.sh PERF ASAN_PERF OUTDIR [NAME...]}")
+asan=$(realpath "${2:?ASAN_PERF}")
+out=${3:?OUTDIR}
+shift 3
+top=$(cd "$(dirname "$0")/.." && pwd)
+list=$top/tools/perf/tests/refcnt-survey/commands
+limit=${REFCNT_SURVEY_TIMEOUT:-300}
+tui_seconds=${REFCNT_SURVEY_TUI_SECONDS:-5}
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "survey: needs root (uprobes for the audits): run it as root" >&2
+	exit 1
+fi
+for p in "$perf" "$asan"; do
+	[ -x "$p" ] || { echo "survey: no perf at $p: run make build asan first" >&2; exit 1; }
+done
+mkdir -p "$out/inputs"
+out=$(realpath "$out")
+in=$out/inputs
+
+# record NAME PERF-ARGS...: the recording NAME.data, unless it exists
+record() {
+	local name=$1
+
+	shift
+	[ -s "$in/$name.data" ] && return 0
+	if ! (cd "$in" && "$@" > "$name.log" 2>&1); then
+		echo "survey: cannot record $name: see $in/$name.log" >&2
+		return 1
+	fi
+}
+
+inputs() {
+	local work=("$perf" test -w noploop 1) msg=("$perf" bench sched messaging -g 2 -l 10)
+	local events=/sys/kernel/tracing/available_events contend
+
+	[ -r "$events" ] || events=/sys/kernel/debug/tracing/available_events
+	contend="for i in 1 2 3; do (for j in \$(seq 30); do cat $events; done > /dev/null) & done; wait"
+
+	record ag "$perf" record -q -a -g -e cpu-clock -o ag.data -- "${work[@]}" &&
+	record ag2 "$perf" record -q -a -e cpu-clock -o ag2.data -- "${work[@]}" &&
+	record fp "$perf" record -q -g -e cpu-clock -o fp.data -- "${work[@]}" &&
+	record dwarf "$perf" record -q --call-graph dwarf -e cpu-clock -o dwarf.data -- "${work[@]}" &&
+	record sched "$perf" sched record -o sched.data -- "${msg[@]}" &&
+	# readers of one tracefs file contend on a mutex of the kernel image:
+	# perf lock looks up the kernel symbol of each such lock
+	record lock "$perf" lock record -o lock.data -- bash -c "$contend" &&
+	record kmem "$perf" kmem record -o kmem.data -- "${msg[@]}" &&
+	record kwork "$perf" kwork record -o kwork.data -- bash -c "sync; sleep 1" &&
+	record trace "$perf" trace record -o trace.data -- ls &&
+	record tc bash -c "'$perf' timechart -o /dev/null record -- ${msg[*]} && mv perf.data tc.data"
+}
+
+# args DIR ARGS: the command's arguments, one a line, @NAME and @OUT made
+# paths (@perf is the audited perf itself)
+args() {
+	local dir=$1 rest=$2 a
+
+	xargs printf '%s\n' <<< "$rest" | while IFS= read -r a; do
+		case $a in
+		@OUT)	echo "$dir/out" ;;
+		@perf)	echo "$perf" ;;
+		@*)	echo "$in/${a#@}.data" ;;
+		*)	echo "$a" ;;
+		esac
+	done
+}
+
+# in_terminal MODE STATUS-FILE CMD...: CMD in a terminal of its own, the
+# keys of MODE (tui:KEY,KEY) sent, then q until it ends; its exit status
+# in STATUS-FILE (none if it had to be killed)
+in_terminal() {
+	local mode=$1 status=$2 session=perf-refcnt-survey-$$ keys k i
+
+	shift 2
+	rm -f "$status"
+	tmux new-session -d -s "$session" -x 160 -y 50 \
+		"$(printf '%q ' "$@") 2> '$status.err'; echo \$? > '$status'"
+	sleep "$tui_seconds"
+	IFS=, read -ra keys <<< "${mode#tui:}"
+	[ "$mode" = tui ] && keys=()
+	for k in "${keys[@]}"; do
+		tmux send-keys -t "$session" "$k" 2> /dev/null
+		sleep 1
+	done
+	for i in $(seq "$limit"); do
+		tmux has-session -t "$session" 2> /dev/null || break
+		[ $((i % 5)) -eq 1 ] && tmux send-keys -t "$session" q 2> /dev/null
+		sleep 1
+	done
+	tmux kill-session -t "$session" 2> /dev/null
+	[ -s "$status" ] || return 137
+	return "$(cat "$status")"
+}
+
+# run DIR MODE CMD...: CMD in DIR, bounded, stderr in DIR/stderr; returns
+# its exit status, 137 if it had to be killed
+run() {
+	local dir=$1 mode=$2 rc=0
+
+	shift 2
+	if [ "$mode" = stdio ]; then
+		(cd "$dir" && timeout -k 10 "$limit" "$@" < /dev/null > /dev/null 2> "$dir/stderr") || rc=$?
+		[ $rc -ne 124 ] || rc=137
+		return $rc
+	fi
+	(cd "$dir" && in_terminal "$mode" "$dir/status" "$@") || rc=$?
+	cat "$dir/status.err" > "$dir/stderr" 2> /dev/null
+	return $rc
+}
+
+# sanitize DIR MODE ARGS...: the ASan perf runs the command; prints what
+# sanitizer-top.awk makes of its report
+sanitize() {
+	local dir=$1/asan mode=$2 rc=0
+
+	shift 2
+	mkdir -p "$dir"
+	rm -f "$dir"/log.*
+	run "$dir" "$mode" env ASAN_OPTIONS="log_path=$dir/log" "$asan" "$@" || rc=$?
+	cat "$dir"/log.* "$dir/stderr" > "$dir/report" 2> /dev/null
+	awk -v status="$rc" -f "$top/scripts/sanitizer-top.awk" "$dir/report"
+}
+
+# audit DIR MODE ARGS...: perf refcnt record of the command, its report's
+# findings in DIR/audit/findings; prints ok, failed or killed
+audit() {
+	local dir=$1/audit mode=$2 rc=0
+
+	shift 2
+	mkdir -p "$dir"
+	rm -f "$dir/refcnt.data" "$dir/findings"
+	run "$dir" "$mode" "$perf" refcnt record -o "$dir/refcnt.data" -- "$perf" "$@" || rc=$?
+	echo "$rc" > "$dir/exit-status"
+	if [ $rc -eq 137 ] && [ ! -s "$dir/refcnt.data" ]; then
+		echo killed
+	elif [ ! -s "$dir/refcnt.data" ] ||
+	     ! "$perf" refcnt report -i "$dir/refcnt.data" -x, > "$dir/findings" 2> "$dir/report.err"; then
+		: > "$dir/findings"
+		echo failed
+	else
+		echo ok
+	fi
+}
+
+# expected NAME: the verdict the list expects of NAME
+expected() {
+	awk -v name="$1" '
+		$1 == name { found = 1; want = "agree"; next }
+		found && /^#  expect: / { want = $3; sub(/:$/, "", want) }
+		found { exit }
+		END { print want }' "$list"
+}
+
+selected() {
+	local name=$1 check=$2 n
+
+	[ ${#picks[@]} -eq 0 ] && return 0
+	for n in "${picks[@]}"; do
+		[ "$n" = "$name" ] && return 0
+		[ "$n" = check ] && [ "$check" = check ] && return 0
+	done
+	return 1
+}
+
+picks=("$@")
+# a TUI command's terminal goes with the survey, however it ends
+trap 'tmux kill-session -t "perf-refcnt-survey-$$" 2> /dev/null' EXIT
+if ! inputs; then
+	echo "survey: the recordings to run the commands on could not be made" >&2
+	exit 1
+fi
+
+declare -A total
+failed=0
+commands=0
+start=$SECONDS
+printf '%-22s %-46s %-46s %s\n' command "sanitizer (ASan+RC_CHK, LSan)" \
+	"perf refcnt's first bug row" verdict
+# the list read first: no command run (nor a tmux server it starts) may
+# share its file offset
+mapfile -t lines < "$list"
+for line in "${lines[@]}"; do
+	read -r name check mode rest <<< "$line"
+	[ -n "${name:-}" ] || continue
+	case $name in ''|'#'*) continue ;; esac
+	selected "$name" "$check" || continue
+	dir=$out/$name
+	mkdir -p "$dir"
+	mapfile -t argv < <(args "$dir" "$rest")
+	said=$(sanitize "$dir" "$mode" "${argv[@]}")
+	status=$(audit "$dir" "$mode" "${argv[@]}")
+	IFS=$'\t' read -r verdict row < <(awk -v sanitizer="$said" -v audit="$status" \
+		-f "$top/scripts/survey-judge.awk" "$dir/audit/findings")
+	want=$(expected "$name")
+	printf '%-22s %-46s %-46s %s\n' "$name" "${said:-nothing}" "$row" "$verdict"
+	case $verdict in
+	no-verdict:*)	key=no-verdict ;;
+	*)		key=$verdict ;;
+	esac
+	total[$key]=$((${total[$key]:-0} + 1))
+	commands=$((commands + 1))
+	if [ "$key" = agree ] && [ "$want" = disagree ] && [ -z "$said" ]; then
+		# the input did not make the bug show on this machine (perf lock
+		# needs contention on a lock of the kernel image): nothing to judge
+		echo "    $name: neither saw the bug the list expects a disagreement on"
+	elif [ "$key" != "$want" ]; then
+		failed=$((failed + 1))
+		echo "    $name: expected $want" >&2
+	fi
+done
+
+echo "survey: $commands commands: ${total[agree]:-0} agree, ${total[disagree]:-0} disagree," \
+     "${total[uncertain]:-0} uncertain, ${total[no-verdict]:-0} without a verdict," \
+     "in $((SECONDS - start)) s; $failed not as the list expects"
+[ $commands -gt 0 ] && [ $failed -eq 0 ]
