@@ -13,7 +13,7 @@
 #                        time)
 #
 # Prints one line, "VERDICT<TAB>ROW": ROW is perf refcnt's first bug row
-# ("kind type function", "-" if none), VERDICT one of
+# ("kind type function references", "-" if none), VERDICT one of
 #
 #   agree          both say nothing, or both name the same kind of bug,
 #                  type and function (below)
@@ -56,11 +56,11 @@ function bug(kind) {
 }
 
 bug($1) && $6 == 0 && first == "" {
-	first = $1 " " $2 " " $5
+	first = $1 " " $2 " " $5 " " $3
 	fkind = $1; ftype = $2; ffunc = $5; ffreed = $7
 }
 bug($1) && $6 != 0 && uncertain == "" {
-	uncertain = "uncertain " $1 " " $2 " " $5
+	uncertain = "uncertain " $1 " " $2 " " $5 " " $3
 }
 
 function kinds_agree(s, r) {
