@@ -73,7 +73,7 @@ fi
 
 # header FIELD PATCH: the value of "FIELD: value" in the patch's header
 header() {
-	sed -n "/^---/q; s/^$1: *//p" "$2" | head -n 1
+	awk -v field="$1:" '/^---/ { exit } $1 == field { sub(/^[^:]*: */, ""); print; exit }' "$2"
 }
 
 # build NAME PATCH [DIR OBJ CFLAGS]: the variant's perf, as DIR/perf
@@ -278,11 +278,14 @@ for patch in "${variants[@]}"; do
 	fi
 	if build "$name" "$patch" && audit "$name" "$out/$name/perf" "$command"; then
 		rows=$(bug_rows "$out/$name/findings")
-		top_row=$(echo "$rows" | head -n 1 | awk -F, '{ print $1 " " $2 " " $5 }')
-		rank=$(echo "$rows" | awk -F, -v f="$want_func" '$5 == f { print NR; exit }')
+		# no pipes: a reader that is done early must not kill the script
+		# (pipefail, set -e) with its writer's SIGPIPE
+		top_row=$(awk -F, 'NR == 1 { print $1 " " $2 " " $5 }' <<< "$rows")
+		rank=$(awk -F, -v f="$want_func" '$5 == f && !r { r = NR } END { if (r) print r }' \
+			<<< "$rows")
 		rank=${rank:--}
 		[ "$top_row" = "$want_kind $want_type $want_func" ] && result=pass
-		held=$(echo "$rows" | head -n 1 | awk -F, '{ print $10 + 0 }')
+		held=$(awk -F, 'NR == 1 { print $10 + 0 }' <<< "$rows")
 		if [ "$(header Held "$patch")" = yes ] && [ "$held" -eq 0 ]; then
 			result=FAIL
 			echo "    $name: the top row holds no object held by a leak"

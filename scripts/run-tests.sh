@@ -78,8 +78,9 @@ fi
 # where the sanitizer finds a refcount bug): each verdict as the list says
 if [ -z "$selftest" ] && [ -n "${REFCNT_SURVEY_COMMANDS:-}" ]; then
 	expected=$((expected + 1))
-	# shellcheck disable=SC2086
-	if make -s -C "$root" survey SURVEY_COMMANDS="$REFCNT_SURVEY_COMMANDS" \
+	# a run of perf that should take seconds takes at most 2 minutes here
+	if REFCNT_SURVEY_TIMEOUT=120 make -s -C "$root" survey \
+		SURVEY_COMMANDS="$REFCNT_SURVEY_COMMANDS" \
 		> "$log" 2>&1; then
 		sed -n '/^command /,$p' "$log"
 		count survey Ok

@@ -23,9 +23,11 @@
 # Any other error of the sanitizer (SEGV, heap-buffer-overflow...), one of
 # those two whose stacks name no refcount API, a fatal error of the
 # sanitizer itself or, with -v status=N (the exit status of the run), a
-# death by a signal is a crash: "crash error function", the first frame of
-# the error's stack that is not the sanitizer's ("-" if none). A crash is
-# never "nothing".
+# death by a signal (128 + N) is a crash: "crash error function", the
+# first frame of the error's stack that is not the sanitizer's ("-" if
+# none); an exit status other than 0, 1 and 23 (the sanitizer's), with no
+# error, is "crash exit-N -", the run failed. A crash is never "nothing".
+# Ties between functions go to the first in the C locale's order.
 
 function api(f) {
 	return f ~ /^(__interceptor_|__interceptor_trampoline_)/ ||
@@ -126,13 +128,20 @@ END {
 		print "crash", asan_error, crash_where != "" ? crash_where : "-"
 		exit
 	}
-	if (status > 128) {
+	if (status > 128 && status <= 128 + 64) {
 		print "crash", "signal-" (status - 128), "-"
+		exit
+	}
+	# ASan's and LSan's own: 1 (an error, a leak), 23 (a leak); another
+	# is perf's own failure, which says nothing of what it did not do
+	if (status != "" && status != 0 && status != 1 && status != 23) {
+		print "crash", "exit-" status, "-"
 		exit
 	}
 	best = ""
 	for (k in objects) {
-		if (best == "" || objects[k] > objects[best])
+		if (best == "" || objects[k] > objects[best] ||
+		    (objects[k] == objects[best] && k < best))
 			best = k
 	}
 	if (best != "") {
@@ -140,7 +149,8 @@ END {
 		exit
 	}
 	for (k in indirect) {
-		if (best == "" || indirect[k] > indirect[best])
+		if (best == "" || indirect[k] > indirect[best] ||
+		    (indirect[k] == indirect[best] && k < best))
 			best = k
 	}
 	if (best != "")

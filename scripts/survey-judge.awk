@@ -8,9 +8,12 @@
 #                        sanitizer's run: "" (nothing), "leak TYPE FUNC N
 #                        ALL", "use after free TYPE FUNC - -", "double free
 #                        TYPE FUNC - -" or "crash ERROR FUNC"
-#   -v audit=STATUS      ok, failed (no recording or no report: then the
-#                        input is empty) or killed (the audit ran out of
-#                        time)
+#   -v audit=STATUS      ok (the command ended, by itself or of a signal:
+#                        a crash may be what the bug does), "exit N" (the
+#                        command failed: its output says nothing of the
+#                        refcounts of what it should have done), failed
+#                        (no recording or no report: the input is empty)
+#                        or killed (the audit ran out of time)
 #
 # Prints one line, "VERDICT<TAB>ROW": ROW is perf refcnt's first bug row
 # ("kind type function references", "-" if none), VERDICT one of
@@ -19,20 +22,24 @@
 #                  type and function (below)
 #   disagree       they name different bugs, or only one names a bug
 #   uncertain      perf refcnt's only bug rows are uncertain ones (lost
-#                  events, a partial scan...): it claims nothing, and the
-#                  sanitizer may or may not agree with what it shows
+#                  events, a partial scan...), or it found counts that
+#                  do not match (mismatch) where the sanitizer found
+#                  nothing: it claims nothing either way
 #   no-verdict:WHY the sanitizer's run crashed or was killed (its first
 #                  refcount error may be past the crash), or the audit
 #                  failed or was killed: never counted as agreement
 #
 # The kinds that agree: a leak with a leak; a use after free with a use
 # after put, an over-release or a double put; a double free with a
-# double put, an over-release or a use after put. The function is the
-# site perf refcnt names, or for a use after free or double free the put
-# that freed the object (the report's freed-by field), as the sanitizer
-# names the put that freed it. The first bug row is the first certain
-# one: the report sorts certain rows before uncertain ones of a kind,
-# but not across kinds.
+# double put, an over-release or a use after put. The function: for a
+# leak, the site perf refcnt names; for a double free, where ASan names
+# the extra put, that site too; for a use after free, where ASan names
+# the put that freed the object, the report's freed-by field, or the
+# site of a double put or over-release (the put after it). The first bug
+# row is the first certain one: the report sorts certain rows before
+# uncertain ones of a kind, but not across kinds. Its count is that of
+# every row of the same kind, type and site (a site's rows are split by
+# why it is the site).
 
 BEGIN {
 	FS = ","
@@ -56,8 +63,14 @@ function bug(kind) {
 }
 
 bug($1) && $6 == 0 && first == "" {
-	first = $1 " " $2 " " $5 " " $3
+	first = $1 " " $2 " " $5
 	fkind = $1; ftype = $2; ffunc = $5; ffreed = $7
+}
+bug($1) && $6 == 0 && $1 " " $2 " " $5 == first {
+	frefs += $3
+}
+$1 == "mismatch" {
+	mismatch = 1
 }
 bug($1) && $6 != 0 && uncertain == "" {
 	uncertain = "uncertain " $1 " " $2 " " $5 " " $3
@@ -71,9 +84,17 @@ function kinds_agree(s, r) {
 	return 0
 }
 
+function functions_agree() {
+	if (skind == "use after free")
+		return sfunc == ffreed || (fkind != "use after put" && sfunc == ffunc)
+	return sfunc == ffunc
+}
+
 END {
-	row = first != "" ? first : (uncertain != "" ? uncertain : "-")
-	if (audit == "killed" || audit == "failed") {
+	row = first != "" ? first " " frefs : (uncertain != "" ? uncertain : "-")
+	if (audit ~ /^exit [0-9]+$/) {
+		verdict = "no-verdict:the command failed (" audit ")"
+	} else if (audit == "killed" || audit == "failed") {
 		verdict = "no-verdict:the audit " (audit == "killed" ? "was killed" : "failed")
 	} else if (audit != "ok") {
 		verdict = "no-verdict:the audit's status is unknown (" audit ")"
@@ -83,11 +104,13 @@ END {
 		   skind != "double free") {
 		verdict = "no-verdict:the sanitizer's line is not understood"
 	} else if (sanitizer == "") {
-		verdict = first != "" ? "disagree" : (uncertain != "" ? "uncertain" : "agree")
+		if (first != "")
+			verdict = "disagree"
+		else
+			verdict = uncertain != "" || mismatch ? "uncertain" : "agree"
 	} else if (first == "") {
 		verdict = uncertain != "" ? "uncertain" : "disagree"
-	} else if (kinds_agree(skind, fkind) && stype == ftype &&
-		   (sfunc == ffunc || (skind != "leak" && sfunc == ffreed))) {
+	} else if (kinds_agree(skind, fkind) && stype == ftype && functions_agree()) {
 		verdict = "agree"
 	} else {
 		verdict = "disagree"

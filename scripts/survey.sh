@@ -46,47 +46,71 @@ mkdir -p "$out/inputs"
 out=$(realpath "$out")
 in=$out/inputs
 
-# record NAME PERF-ARGS...: the recording NAME.data, unless it exists
-record() {
-	local name=$1
-
-	shift
-	[ -s "$in/$name.data" ] && return 0
-	if ! (cd "$in" && "$@" > "$name.log" 2>&1); then
-		echo "survey: cannot record $name: see $in/$name.log" >&2
-		return 1
-	fi
-}
-
-inputs() {
+# input NAME: make the recording NAME.data that commands read as @NAME,
+# unless it is made; fails if it cannot be (said once). It is made in a
+# directory of its own and moved in place whole: an interrupted survey
+# leaves no partial recording for the next to take.
+input() {
+	local name=$1 tmp=$in/.$1 events=/sys/kernel/tracing/available_events contend
 	local work=("$perf" test -w noploop 1) msg=("$perf" bench sched messaging -g 2 -l 10)
-	local events=/sys/kernel/tracing/available_events contend
 
+	[ -s "$in/$name.data" ] && return 0
+	[ -z "${unmade[$name]:-}" ] || return 1
 	[ -r "$events" ] || events=/sys/kernel/debug/tracing/available_events
-	contend="for i in 1 2 3; do (for j in \$(seq 30); do cat $events; done > /dev/null) & done; wait"
-
-	record ag "$perf" record -q -a -g -e cpu-clock -o ag.data -- "${work[@]}" &&
-	record ag2 "$perf" record -q -a -e cpu-clock -o ag2.data -- "${work[@]}" &&
-	record fp "$perf" record -q -g -e cpu-clock -o fp.data -- "${work[@]}" &&
-	record dwarf "$perf" record -q --call-graph dwarf -e cpu-clock -o dwarf.data -- "${work[@]}" &&
-	record sched "$perf" sched record -o sched.data -- "${msg[@]}" &&
 	# readers of one tracefs file contend on a mutex of the kernel image:
 	# perf lock looks up the kernel symbol of each such lock
-	record lock "$perf" lock record -o lock.data -- bash -c "$contend" &&
-	record kmem "$perf" kmem record -o kmem.data -- "${msg[@]}" &&
-	record kwork "$perf" kwork record -o kwork.data -- bash -c "sync; sleep 1" &&
-	record trace "$perf" trace record -o trace.data -- ls &&
-	record tc bash -c "'$perf' timechart -o /dev/null record -- ${msg[*]} && mv perf.data tc.data"
+	contend="for i in 1 2 3; do (for j in \$(seq 30); do cat $events; done > /dev/null) & done; wait"
+	case $name in
+	ag)	set -- "$perf" record -q -a -g -e cpu-clock -o ag.data -- "${work[@]}" ;;
+	ag2)	set -- "$perf" record -q -a -e cpu-clock -o ag2.data -- "${work[@]}" ;;
+	fp)	set -- "$perf" record -q -g -e cpu-clock -o fp.data -- "${work[@]}" ;;
+	dwarf)	set -- "$perf" record -q --call-graph dwarf -e cpu-clock -o dwarf.data -- "${work[@]}" ;;
+	sched)	set -- "$perf" sched record -o sched.data -- "${msg[@]}" ;;
+	lock)	set -- "$perf" lock record -o lock.data -- bash -c "$contend" ;;
+	kmem)	set -- "$perf" kmem record -o kmem.data -- "${msg[@]}" ;;
+	kwork)	set -- "$perf" kwork record -o kwork.data -- bash -c "sync; sleep 1" ;;
+	trace)	set -- "$perf" trace record -o trace.data -- ls ;;
+	tc)	set -- bash -c "'$perf' timechart -o /dev/null record -- ${msg[*]} && mv perf.data tc.data" ;;
+	*)	echo "survey: no recording $name is made: see the list's ARGS" >&2
+		unmade[$name]=1
+		return 1 ;;
+	esac
+	rm -rf "$tmp"
+	mkdir -p "$tmp"
+	if (cd "$tmp" && timeout -k 10 "$limit" "$@" < /dev/null > "$name.log" 2>&1) &&
+	   [ -s "$tmp/$name.data" ]; then
+		mv "$tmp/$name.data" "$in/$name.data"
+		rm -rf "$tmp"
+		return 0
+	fi
+	echo "survey: cannot record $name: see $tmp/$name.log" >&2
+	unmade[$name]=1
+	return 1
 }
 
-# args DIR ARGS: the command's arguments, one a line, @NAME and @OUT made
-# paths (@perf is the audited perf itself)
+# inputs REST: make the recordings the arguments REST read; prints the
+# first that cannot be made
+inputs() {
+	local words w
+
+	read -ra words <<< "$1"
+	for w in "${words[@]}"; do
+		case $w in
+		@OUT|@perf)	;;
+		@*)		input "${w#@}" || { echo "${w#@}"; return 1; } ;;
+		esac
+	done
+}
+
+# args ARGS: the command's arguments, one a line, @NAME made a path, @OUT
+# "out" (each run has a directory of its own: the two runs at once do not
+# write the same file) and @perf the audited perf itself
 args() {
-	local dir=$1 rest=$2 a
+	local rest=$1 a
 
 	xargs printf '%s\n' <<< "$rest" | while IFS= read -r a; do
 		case $a in
-		@OUT)	a=$dir/out ;;
+		@OUT)	a=out ;;
 		@perf)	a=$perf ;;
 		@*)	a=$in/${a#@}.data ;;
 		esac
@@ -106,21 +130,21 @@ in_terminal() {
 
 	shift 2
 	rm -f "$status"
-	tmux new-session -d -s "$session" -x 160 -y 50 \
-		"$(printf '%q ' "$@") 2> '$status.err'; echo \$? > '$status'"
+	tmux -L "$socket" new-session -d -s "$session" -x 160 -y 50 -c "$PWD" \
+		"$(printf '%q ' "$@") 2> $(printf '%q' "$status.err"); echo \$? > $(printf '%q' "$status")"
 	sleep "$tui_seconds"
 	IFS=, read -ra keys <<< "${mode#tui:}"
 	[ "$mode" = tui ] && keys=()
 	for k in "${keys[@]}"; do
-		tmux send-keys -t "$session" "$k" 2> /dev/null
+		tmux -L "$socket" send-keys -t "$session" "$k" 2> /dev/null
 		sleep 1
 	done
 	for i in $(seq "$limit"); do
-		tmux has-session -t "$session" 2> /dev/null || break
-		[ $((i % 5)) -eq 1 ] && tmux send-keys -t "$session" q 2> /dev/null
+		tmux -L "$socket" has-session -t "$session" 2> /dev/null || break
+		[ $((i % 5)) -eq 1 ] && tmux -L "$socket" send-keys -t "$session" q 2> /dev/null
 		sleep 1
 	done
-	tmux kill-session -t "$session" 2> /dev/null
+	tmux -L "$socket" kill-session -t "$session" 2> /dev/null
 	[ -s "$status" ] || return 137
 	return "$(cat "$status")"
 }
@@ -157,7 +181,8 @@ sanitize() {
 }
 
 # audit DIR MODE ARGS...: perf refcnt record of the command, its report's
-# findings in DIR/audit/findings; prints ok, failed or killed
+# findings in DIR/audit/findings; prints ok, "exit N", failed or killed
+# (survey-judge.awk's audit status)
 audit() {
 	local dir=$1/audit mode=$2 rc=0
 
@@ -166,12 +191,17 @@ audit() {
 	rm -f "$dir/refcnt.data" "$dir/findings"
 	run "$dir" "$mode" "$perf" refcnt record -o "$dir/refcnt.data" -- "$perf" "$@" || rc=$?
 	echo "$rc" > "$dir/exit-status"
-	if [ $rc -eq 137 ] && [ ! -s "$dir/refcnt.data" ]; then
+	# perf refcnt record exits as the command did: of its signal (the
+	# bug may do that: judged), or with its status (it failed: not)
+	if [ $rc -eq 137 ]; then
 		echo killed
 	elif [ ! -s "$dir/refcnt.data" ] ||
-	     ! "$perf" refcnt report -i "$dir/refcnt.data" -x, > "$dir/findings" 2> "$dir/report.err"; then
+	     ! timeout -k 10 "$limit" "$perf" refcnt report -i "$dir/refcnt.data" -x, \
+		> "$dir/findings" 2> "$dir/report.err"; then
 		: > "$dir/findings"
 		echo failed
+	elif [ $rc -ne 0 ] && { [ $rc -le 128 ] || [ $rc -gt 192 ]; }; then
+		echo "exit $rc"
 	else
 		echo ok
 	fi
@@ -198,36 +228,53 @@ selected() {
 }
 
 picks=("$@")
-# a TUI command's terminal goes with the survey, however it ends
-end_terminals() {
-	local s
+# the TUI commands' terminals: a tmux server of the survey's own, whose
+# environment is the survey's, not that of a server someone else started
+socket=perf-refcnt-survey-$$
+# however the survey ends: what it still runs (the sanitizer's run in
+# the background, and all below it; perf refcnt record's guardian
+# removes the uprobes of a recorder killed so), and its terminals
+kill_tree() {
+	local child
 
-	for s in asan audit; do
-		tmux kill-session -t "perf-refcnt-survey-$$-$s" 2> /dev/null
+	for child in $(pgrep -P "$1"); do
+		kill_tree "$child"
 	done
+	kill -KILL "$1" 2> /dev/null
 }
-trap end_terminals EXIT
-if ! inputs; then
-	echo "survey: the recordings to run the commands on could not be made" >&2
-	exit 1
-fi
+end_runs() {
+	local child
 
-declare -A total
+	for child in $(pgrep -P $$); do
+		kill_tree "$child"
+	done
+	tmux -L "$socket" kill-server 2> /dev/null
+}
+trap end_runs EXIT
+trap 'exit 130' INT TERM
+
+declare -A total unmade
 failed=0
 commands=0
+bugs=0
 start=$SECONDS
 printf '%-22s %-46s %-46s %s\n' command "sanitizer (ASan+RC_CHK, LSan)" \
 	"perf refcnt's first bug row" verdict
-# the list read first: no command run (nor a tmux server it starts) may
-# share its file offset
+# the list read first: no command run may share its file offset
 mapfile -t lines < "$list"
 for line in "${lines[@]}"; do
 	read -r name check mode rest <<< "$line"
 	case ${name:-} in ''|'#'*) continue ;; esac
 	selected "$name" "$check" || continue
+	commands=$((commands + 1))
+	if ! missing=$(inputs "$rest"); then
+		printf '%-22s %-46s %-46s %s\n' "$name" - - "skip: no recording $missing"
+		total[skip]=$((${total[skip]:-0} + 1))
+		continue
+	fi
 	dir=$out/$name
 	mkdir -p "$dir"
-	mapfile -t argv < <(args "$dir" "$rest")
+	mapfile -t argv < <(args "$rest")
 	# the two runs at once: the ASan perf is another binary, which the
 	# audit's uprobes do not touch, and it computes while the audit
 	# waits for its probes to close
@@ -245,7 +292,11 @@ for line in "${lines[@]}"; do
 	*)		key=$verdict ;;
 	esac
 	total[$key]=$((${total[$key]:-0} + 1))
-	commands=$((commands + 1))
+	[ "$key" != agree ] || [ -z "$said" ] || bugs=$((bugs + 1))
+	# an expected no-verdict is the sanitizer's run crashing (perf's own
+	# crash, not of a refcount), never a failed or killed audit
+	[ "$want" != no-verdict ] || [[ $verdict == "no-verdict:the sanitizer's run crashed"* ]] ||
+		want="no-verdict: the sanitizer's run crashing"
 	if [ "$key" = agree ] && [ "$want" = disagree ]; then
 		# a known defect that the input did not show (perf lock needs
 		# contention on a lock of the kernel image; perf annotate may
@@ -257,7 +308,8 @@ for line in "${lines[@]}"; do
 	fi
 done
 
-echo "survey: $commands commands: ${total[agree]:-0} agree, ${total[disagree]:-0} disagree," \
-     "${total[uncertain]:-0} uncertain, ${total[no-verdict]:-0} without a verdict," \
+echo "survey: $commands commands: ${total[agree]:-0} agree ($bugs on a bug the sanitizer" \
+     "found), ${total[disagree]:-0} disagree, ${total[uncertain]:-0} uncertain," \
+     "${total[no-verdict]:-0} without a verdict, ${total[skip]:-0} skipped (no recording)," \
      "in $((SECONDS - start)) s; $failed not as the list expects"
 [ $commands -gt 0 ] && [ $failed -eq 0 ]

@@ -47,6 +47,33 @@ uaf_report() {
 	echo 'SUMMARY: AddressSanitizer: heap-use-after-free'
 }
 
+double_free_report() {
+	echo '==1==ERROR: AddressSanitizer: attempting double-free on 0x6020 in thread T0:'
+	frames free map__put addr_location__exit hists__find_annotations main
+	echo 'freed by thread T0 here:'
+	frames free map__put maps__find_ams call__parse main
+	echo 'SUMMARY: AddressSanitizer: double-free'
+}
+
+# references only leaked memory holds; two functions leak as many
+indirect_report() {
+	echo '==1==ERROR: LeakSanitizer: detected memory leaks'
+	echo
+	echo 'Indirect leak of 24 byte(s) in 3 object(s) allocated from:'
+	frames malloc maps__get fill_node add_child main
+	echo 'Indirect leak of 8 byte(s) in 1 object(s) allocated from:'
+	frames malloc map__get merge_chain_branch main
+}
+
+tie_report() {
+	echo '==1==ERROR: LeakSanitizer: detected memory leaks'
+	echo
+	echo 'Direct leak of 16 byte(s) in 2 object(s) allocated from:'
+	frames malloc map__get zeta_lookup main
+	echo 'Direct leak of 16 byte(s) in 2 object(s) allocated from:'
+	frames malloc map__get alpha_lookup main
+}
+
 segv_report() {
 	echo '==1==ERROR: AddressSanitizer: SEGV on unknown address 0x000000000000'
 	frames perf_session__process_user_event reader__read_event main
@@ -55,6 +82,9 @@ segv_report() {
 leak_report > "$tmp/leak_report"
 uaf_report > "$tmp/uaf_report"
 segv_report > "$tmp/segv_report"
+double_free_report > "$tmp/double_free_report"
+indirect_report > "$tmp/indirect_report"
+tie_report > "$tmp/tie_report"
 
 # A fake audit's findings: kind,type,refs,objects,site,uncertain,freed by,...
 leak_row='leak,map,2,1,maps__find,0,-,0x1,perf,0,left outstanding'
@@ -65,23 +95,46 @@ double_put_elsewhere='double put,cpu_map,1,1,addr_location__exit,0,perf_pmu__del
 wrong_type='double put,map,1,1,perf_pmu__delete,0,perf_pmu__delete,0x2,perf,0,the event'
 over_release='over-release,map,2,1,maps__find,0,-,0x1,perf,0,the event'
 owned='owned at exit,dso,1,1,dso__new,0,-,0x3,perf,0,its birth reference'
+extra_put='double put,map,1,1,addr_location__exit,0,maps__find_ams,0x1,perf,0,the event'
+freed_there='double put,map,1,1,hist_entry__delete,0,addr_location__exit,0x1,perf,0,the event'
+indirect_row='leak,maps,3,1,fill_node,0,-,0x4,perf,0,left outstanding'
+alpha_row='leak,map,2,1,alpha_lookup,0,-,0x5,perf,0,left outstanding'
+zeta_row='leak,map,2,1,zeta_lookup,0,-,0x5,perf,0,left outstanding'
+mismatch='mismatch,map,1,1,maps__find,0,-,0x1,perf,0,the event'
+split_a='leak,map,2,1,maps__find,0,-,0x1,perf,0,left outstanding'
+split_b='leak,map,3,1,maps__find,0,-,0x6,perf,0,one call took two'
 
-# judge CASE WANT REPORT STATUS AUDIT FINDINGS...: the sanitizer's report
-# (one written above, or - for none) of a run that exited with STATUS, the
-# audit's status and findings; the verdict must start with WANT
+cases=0
+
+# verdict NAME WANT SAID AUDIT FINDINGS...: the judge's verdict on what the
+# sanitizer SAID (sanitizer-top.awk's line) and the audit; it must be WANT,
+# or start with it if WANT is a no-verdict (whose reason follows)
+verdict() {
+	local name=$1 want=$2 said=$3 audit=$4 got row
+
+	shift 4
+	printf '%s\n' "$@" > "$tmp/findings"
+	IFS=$'\t' read -r got row < <(awk -v sanitizer="$said" -v audit="$audit" \
+		-f "$root/scripts/survey-judge.awk" "$tmp/findings")
+	cases=$((cases + 1))
+	if [ "$got" = "$want" ] || { [[ $want == no-verdict:* ]] && [[ $got == "$want"* ]]; }; then
+		last_row=$row
+		return 0
+	fi
+	echo "FAILED: $name: sanitizer '$said', audit $audit: '$got', not $want"
+	err=1
+}
+
+# judge CASE WANT REPORT STATUS AUDIT FINDINGS...: the same, the
+# sanitizer's line made by sanitizer-top.awk of REPORT (one written above,
+# or - for none), of a run that exited with STATUS
 judge() {
-	local name=$1 want=$2 report=$3 status=$4 audit=$5 said verdict
+	local name=$1 want=$2 report=$3 status=$4 audit=$5 said
 
 	shift 5
 	if [ "$report" = - ]; then : > "$tmp/report"; else cp "$tmp/$report" "$tmp/report"; fi
-	printf '%s\n' "$@" > "$tmp/findings"
 	said=$(awk -v status="$status" -f "$root/scripts/sanitizer-top.awk" "$tmp/report")
-	verdict=$(awk -v sanitizer="$said" -v audit="$audit" \
-		-f "$root/scripts/survey-judge.awk" "$tmp/findings" | cut -f 1)
-	if [[ $verdict != "$want"* ]]; then
-		echo "FAILED: $name: sanitizer '$said', audit $audit: '$verdict', not $want"
-		err=1
-	fi
+	verdict "$name" "$want" "$said" "$audit" "$@"
 }
 
 judge "a leak at the same site" agree leak_report 23 ok "$owned" "$leak_row"
@@ -98,15 +151,35 @@ judge "a use after free, a leak" disagree uaf_report 1 ok "$leak_row"
 judge "nothing on either side" agree - 0 ok "$owned"
 judge "a bug only the audit sees" disagree - 0 ok "$leak_row"
 judge "only uncertain rows on a clean run" uncertain - 0 ok "$uncertain_leak"
-judge "the sanitizer's run crashed" no-verdict segv_report 1 ok "$leak_row"
-judge "the sanitizer's run was killed" no-verdict - 137 ok
-judge "the sanitizer's run died after a leak" no-verdict leak_report 134 ok "$leak_row"
-judge "the audit failed" no-verdict - 0 failed
-judge "the audit failed, the sanitizer found" no-verdict leak_report 23 failed
-judge "the audit was killed" no-verdict - 0 killed
-judge "an unknown audit status" no-verdict - 0 "" "$leak_row"
+judge "a double free, the extra put" agree double_free_report 1 ok "$extra_put"
+judge "a double free, the put that freed it" disagree double_free_report 1 ok "$freed_there"
+judge "references only leaked memory holds" agree indirect_report 23 ok "$indirect_row"
+judge "a tie, the first function in order" agree tie_report 23 ok "$alpha_row" "$zeta_row"
+judge "a tie, the other function" disagree tie_report 23 ok "$zeta_row" "$alpha_row"
+judge "counts that do not match, nothing else" uncertain - 0 ok "$mismatch"
+judge "a site's rows, one count" agree leak_report 23 ok "$split_a" "$owned" "$split_b"
+if [ "$last_row" != "leak map maps__find 5" ]; then
+	echo "FAILED: a site's rows: '$last_row', not the 5 references of both rows"
+	err=1
+fi
+judge "an exit status of the ASan perf's own" no-verdict:"the sanitizer's run crashed (exit-255" \
+	- 255 ok
+judge "the sanitizer's run crashed" no-verdict:"the sanitizer's run crashed (SEGV" \
+	segv_report 1 ok "$leak_row"
+judge "the sanitizer's run was killed" no-verdict:"the sanitizer's run crashed (signal-9" \
+	- 137 ok
+judge "the sanitizer's run died after a leak" no-verdict:"the sanitizer's run crashed (signal-6" \
+	leak_report 134 ok "$leak_row"
+verdict "a sanitizer's line not understood" no-verdict:"the sanitizer's line is not" \
+	"heap-buffer-overflow map x" ok "$leak_row"
+judge "the command failed" no-verdict:"the command failed (exit 255)" \
+	leak_report 23 "exit 255" "$leak_row"
+judge "the audit failed" no-verdict:"the audit failed" - 0 failed
+judge "the audit failed, the sanitizer found" no-verdict:"the audit failed" leak_report 23 failed
+judge "the audit was killed" no-verdict:"the audit was killed" - 0 killed
+judge "an unknown audit status" no-verdict:"the audit's status is unknown" - 0 "" "$leak_row"
 
 if [ $err -eq 0 ]; then
-	echo "survey self-test: 20 cases pass"
+	echo "survey self-test: $cases cases pass"
 fi
 exit $err
