@@ -43,8 +43,26 @@ cases=$(grep -c '^[[:space:]]*TEST_CASE(' "$tests_dir/refcnt.c")
 shells=$(find "$tests_dir/shell" -maxdepth 1 -name 'refcnt*.sh' | wc -l)
 expected=$((cases + shells))
 
+# step NAME FROM CMD...: CMD is one test, NAME, its output shown from the
+# first line that matches FROM (- for all of it), and its last lines too
+# if it failed
+step() {
+	local name=$1 from=$2 result=Ok
+
+	shift 2
+	expected=$((expected + 1))
+	"$@" > "$log" 2>&1 || result=FAILED
+	if [ "$from" = - ]; then
+		cat "$log"
+	else
+		sed -n "/$from/,\$p" "$log"
+		[ $result = Ok ] || tail -n 5 "$log"
+	fi
+	count "$name" "$result"
+}
+
 if [ -z "$selftest" ]; then
-	expected=$((expected + 2))
+	expected=$((expected + 1))
 	# checkpatch is a test of every file we add
 	if make -s -C "$root" lint > "$log" 2>&1; then
 		count lint Ok
@@ -53,61 +71,26 @@ if [ -z "$selftest" ]; then
 		count lint FAILED
 	fi
 	# the runner fails on a perf that runs nothing, dies or fails a test
-	if "$root/scripts/test-run-tests.sh" > "$log" 2>&1; then
-		cat "$log"
-		count "runner self-test" Ok
-	else
-		cat "$log"
-		count "runner self-test" FAILED
-	fi
-fi
-
-# the survey's judging: fake sanitizer reports and audits
-if [ -z "$selftest" ]; then
-	expected=$((expected + 1))
-	if "$root/scripts/test-survey.sh" > "$log" 2>&1; then
-		cat "$log"
-		count "survey self-test" Ok
-	else
-		cat "$log"
-		count "survey self-test" FAILED
-	fi
+	step "runner self-test" - "$root/scripts/test-run-tests.sh"
+	# the survey's judging: fake sanitizer reports and audits
+	step "survey self-test" - "$root/scripts/test-survey.sh"
 fi
 
 # make survey on the commands REFCNT_SURVEY_COMMANDS names (check: those
-# where the sanitizer finds a refcount bug): each verdict as the list says
+# where the sanitizer finds a refcount bug): each verdict as the list
+# says; a run of perf that should take seconds takes at most 2 minutes
 if [ -z "$selftest" ] && [ -n "${REFCNT_SURVEY_COMMANDS:-}" ]; then
-	expected=$((expected + 1))
-	# a run of perf that should take seconds takes at most 2 minutes here
-	if REFCNT_SURVEY_TIMEOUT=120 make -s -C "$root" survey \
-		SURVEY_COMMANDS="$REFCNT_SURVEY_COMMANDS" \
-		> "$log" 2>&1; then
-		sed -n '/^command /,$p' "$log"
-		count survey Ok
-	else
-		sed -n '/^command /,$p' "$log"
-		tail -n 5 "$log"
-		count survey FAILED
-	fi
+	step survey '^command ' env REFCNT_SURVEY_TIMEOUT=120 make -s -C "$root" survey \
+		SURVEY_COMMANDS="$REFCNT_SURVEY_COMMANDS"
+fi
+
+# seeded-bug perf builds (make accuracy): the top bug row names each bug
+if [ -z "$selftest" ] && [ -n "${REFCNT_ACCURACY_VARIANTS:-}" ]; then
+	step accuracy '^variant ' make -s -C "$root" "${REFCNT_ACCURACY_TARGET:-accuracy}" \
+		ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS"
 fi
 
 # the shell tests run `perf` from PATH: make it the one under test
-# seeded-bug perf builds (make accuracy): the top bug row names each bug
-if [ -z "$selftest" ] && [ -n "${REFCNT_ACCURACY_VARIANTS:-}" ]; then
-	expected=$((expected + 1))
-	# shellcheck disable=SC2086
-	if make -s -C "$root" "${REFCNT_ACCURACY_TARGET:-accuracy}" \
-		ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS" \
-		> "$log" 2>&1; then
-		sed -n '/^variant /,$p' "$log"
-		count accuracy Ok
-	else
-		sed -n '/^variant /,$p' "$log"
-		tail -n 5 "$log"
-		count accuracy FAILED
-	fi
-fi
-
 perf=$(realpath -s "$perf")
 PATH=$(dirname "$perf"):$PATH
 export PATH
