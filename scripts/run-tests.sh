@@ -78,9 +78,9 @@ fi
 
 # make survey on the commands REFCNT_SURVEY_COMMANDS names (check: those
 # where the sanitizer finds a refcount bug): each verdict as the list
-# says; a run of perf that should take seconds takes at most 2 minutes
+# says; a run of perf that should take seconds takes at most 5 minutes
 if [ -z "$selftest" ] && [ -n "${REFCNT_SURVEY_COMMANDS:-}" ]; then
-	step survey '^command ' env REFCNT_SURVEY_TIMEOUT=120 make -s -C "$root" survey \
+	step survey '^command ' env REFCNT_SURVEY_TIMEOUT=300 make -s -C "$root" survey \
 		SURVEY_COMMANDS="$REFCNT_SURVEY_COMMANDS"
 fi
 

@@ -194,6 +194,7 @@ audit() {
 	# perf refcnt record exits as the command did: of its signal (the
 	# bug may do that: judged), or with its status (it failed: not)
 	if [ $rc -eq 137 ]; then
+		: > "$dir/findings"
 		echo killed
 	elif [ ! -s "$dir/refcnt.data" ] ||
 	     ! timeout -k 10 "$limit" "$perf" refcnt report -i "$dir/refcnt.data" -x, \
@@ -256,6 +257,7 @@ trap 'exit 130' INT TERM
 declare -A total unmade
 failed=0
 commands=0
+judged=0
 bugs=0
 start=$SECONDS
 printf '%-22s %-46s %-46s %s\n' command "sanitizer (ASan+RC_CHK, LSan)" \
@@ -270,6 +272,7 @@ for line in "${lines[@]}"; do
 	if ! missing=$(inputs "$rest"); then
 		printf '%-22s %-46s %-46s %s\n' "$name" - - "skip: no recording $missing"
 		total[skip]=$((${total[skip]:-0} + 1))
+		judged=$((judged + 1))
 		continue
 	fi
 	dir=$out/$name
@@ -285,6 +288,8 @@ for line in "${lines[@]}"; do
 	said=$(cat "$dir/sanitizer-said")
 	IFS=$'\t' read -r verdict row < <(awk -v sanitizer="$said" -v audit="$status" \
 		-f "$top/scripts/survey-judge.awk" "$dir/audit/findings")
+	# no line from the judge is no verdict, never a hole in the totals
+	[ -n "$verdict" ] || verdict="no-verdict:the judge said nothing"
 	want=$(expected "$name")
 	printf '%-22s %-46s %-46s %s\n' "$name" "${said:-nothing}" "$row" "$verdict"
 	case $verdict in
@@ -306,10 +311,16 @@ for line in "${lines[@]}"; do
 		failed=$((failed + 1))
 		echo "    $name: expected $want" >&2
 	fi
+	judged=$((judged + 1))
 done
 
 echo "survey: $commands commands: ${total[agree]:-0} agree ($bugs on a bug the sanitizer" \
      "found), ${total[disagree]:-0} disagree, ${total[uncertain]:-0} uncertain," \
      "${total[no-verdict]:-0} without a verdict, ${total[skip]:-0} skipped (no recording)," \
      "in $((SECONDS - start)) s; $failed not as the list expects"
+# an error that ends the loop early must not pass for a short list
+if [ "$judged" -ne "$commands" ]; then
+	echo "survey: only $judged of $commands commands judged: the survey stopped early" >&2
+	exit 1
+fi
 [ $commands -gt 0 ] && [ $failed -eq 0 ]
