@@ -16,16 +16,34 @@
 # (the most changed references per call) is shown beside it.
 #
 # A variant's header (before its diff) says what to run and what to find:
-#   Audit: report | script | annotate | stat | top
+#   Audit: report | script | annotate | stat | top | <perf arguments>
+#			(arguments: @input is the recorded input, quotes
+#			group words: test -F "Lookup mmap thread")
 #   Expect: <finding> <type> <function>
+#   Changed: <function>...	(optional, default: Expect's function) every
+#			function the patch changes
+#   Set: dev | heldout	(optional; default tuned: 01 to 10, which the
+#			attribution was fitted to) heldout variants are the
+#			figure of merit: never tune the attribution on them
+#   Shape: <word>	(optional) the shape of bug it seeds
+#   Sanitizer: <type> <function>	(optional) what the sanitizer names
+#			where it cannot name the function (LSan names where a
+#			leaked reference was taken, never the teardown that
+#			forgot to put it)
 #   Held: yes		(optional) the top row's objects hold others that
 #			only leaked objects reach (held by a leak)
+#
+# A variant passes when the report's first bug row is Expect's, and no
+# certain bug row among its first three blames a function that the patch
+# did not change (a false second row is a defect too).
 #
 # Usage: accuracy.sh PERF SRC OBJ OUTDIR [VARIANT...]
 #   PERF is the perf refcnt that records and reports (and the clean target);
 #   SRC and OBJ are its trees; PERF_MAKE_FLAGS says how they were built.
-#   VARIANTs are names (01-extra-get...) or patch files; default: all.
-#   Prints one line per variant, then a total; fails unless all pass.
+#   VARIANTs are names (01-extra-get...) or patch files; default: all,
+#   or those of the set ACCURACY_SET names (dev or heldout).
+#   Prints one line per variant, then a total per set; fails unless all
+#   pass.
 #
 # With ACCURACY_ASAN_OBJ (the object tree of the same source built with
 # ACCURACY_ASAN_CFLAGS, AddressSanitizer: make asan), each variant is built
@@ -60,9 +78,34 @@ fi
 mkdir -p "$out"
 out=$(realpath "$out")
 
+# again FILE: with ACCURACY_REREPORT set, FILE is kept from the last run
+# (a recording, a sanitizer's log): reuse it. The recordings are then only
+# reported again, by PERF: what a change of the report does, in minutes.
+rereport=${ACCURACY_REREPORT:-}
+again() {
+	[ -n "$rereport" ] && [ -s "$1" ]
+}
+
+# header FIELD PATCH: the value of "FIELD: value" in the patch's header
+header() {
+	awk -v field="$1:" '/^---/ { exit } $1 == field { sub(/^[^:]*: */, ""); print; exit }' "$2"
+}
+
+# set_of PATCH: the set a variant is in
+set_of() {
+	local set
+
+	set=$(header Set "$1")
+	echo "${set:-tuned}"
+}
+
 variants=()
 if [ $# -eq 0 ]; then
-	variants=("$variants_dir"/*.patch)
+	for v in "$variants_dir"/*.patch; do
+		[ -n "${ACCURACY_SET:-}" ] && [ "$(set_of "$v")" != "$ACCURACY_SET" ] && continue
+		variants+=("$v")
+	done
+	[ ${#variants[@]} -gt 0 ] || { echo "accuracy: no variant in set '$ACCURACY_SET'" >&2; exit 1; }
 else
 	for v in "$@"; do
 		[ -f "$v" ] || v=$variants_dir/${v%.patch}.patch
@@ -70,11 +113,6 @@ else
 		variants+=("$(realpath "$v")")
 	done
 fi
-
-# header FIELD PATCH: the value of "FIELD: value" in the patch's header
-header() {
-	awk -v field="$1:" '/^---/ { exit } $1 == field { sub(/^[^:]*: */, ""); print; exit }' "$2"
-}
 
 # build NAME PATCH [DIR OBJ CFLAGS]: the variant's perf, as DIR/perf
 # (default $out/NAME), from the object tree OBJ built with EXTRA_CFLAGS
@@ -107,7 +145,13 @@ command_args() {
 	script)		printf '%s\n' script -i "$out/input.data" ;;
 	annotate)	printf '%s\n' annotate --stdio -i "$out/input.data" ;;
 	stat)		printf '%s\n' stat -e cycles -- true ;;
+	*)		xargs printf '%s\n' <<< "$1" | sed "s|^@input\$|$out/input.data|" ;;
 	esac
+}
+
+# key COMMAND: a name for COMMAND's clean run, as a file name
+key() {
+	tr -c 'A-Za-z0-9\n-' _ <<< "$1"
 }
 
 # in_terminal CMDLINE: run a TUI in a terminal of its own, q after a while
@@ -132,7 +176,9 @@ in_terminal() {
 sanitize() {
 	local target=$1 command=$2 log=$3 args rc=0
 
-	if [ "$command" = top ]; then
+	if again "$log"; then
+		rc=$(cat "$log.status" 2> /dev/null || echo 0)
+	elif [ "$command" = top ]; then
 		in_terminal "ASAN_OPTIONS=log_path=$log.top $target top -z -d 1"
 		cat "$log".top.* > "$log" 2> /dev/null || : > "$log"
 		rm -f "$log".top.*
@@ -140,6 +186,7 @@ sanitize() {
 		mapfile -t args < <(command_args "$command")
 		"$target" "${args[@]}" > /dev/null 2> "$log" || rc=$?
 	fi
+	echo "$rc" > "$log.status"
 	awk -v status="$rc" -f "$top/scripts/sanitizer-top.awk" "$log"
 }
 
@@ -161,16 +208,21 @@ audit() {
 	local name=$1 target=$2 command=$3 dir=$out/$1 args
 
 	mkdir -p "$dir"
+	if [ -n "$rereport" ] && [ -s "$dir/refcnt.data" ]; then
+		set --
+		command=again
+	fi
 	case $command in
-	report|script|annotate|stat)
-		mapfile -t args < <(command_args "$command")
-		set -- "${args[@]}" ;;
+	again)	;;
 	top)
 		in_terminal "$perf refcnt record -o $dir/refcnt.data -- $target top -z -d 1 2> $dir/record.err"
 		set -- ;;
-	*)
-		echo "accuracy: $name: unknown Audit: '$command'" >&2
+	'')
+		echo "accuracy: $name: no Audit: line" >&2
 		return 1 ;;
+	*)
+		mapfile -t args < <(command_args "$command")
+		set -- "${args[@]}" ;;
 	esac
 	# the command may fail, or crash: the bug may do that (perf record then
 	# dies of the same signal)
@@ -210,7 +262,7 @@ declare -A clean_done
 diff_rows() {
 	local d=$out/$1/diff rc=0
 
-	"$perf" refcnt diff -x, --fail-on=bugs "$out/clean-$2/refcnt.data" \
+	"$perf" refcnt diff -x, --fail-on=bugs "$out/clean-$(key "$2")/refcnt.data" \
 		"$out/$1/refcnt.data" > "$d" 2> "$d.err" || rc=$?
 	[ $rc -eq 23 ] || { echo "- -"; return; }
 	awk -F, '$1 == "finding" && $2 != "gone" && ($3 == "leak" || $3 == "over-release" ||
@@ -219,13 +271,16 @@ diff_rows() {
 }
 
 # judge NAME PATCH COMMAND: the variant built with ASan runs COMMAND; what
-# it names must be the type and function the variant expects. For leaks,
+# it names must be the type and function the variant expects, or the type,
+# with that function on the stacks of what it names (the caller that never
+# put a lookup's result is on the stack of the lookup's get). For leaks,
 # how many leaked references each puts there, of all it found leaked.
 judge() {
-	local name=$1 patch=$2 command=$3 kind type func n all mine
+	local name=$1 patch=$2 command=$3 kind type func n all mine also
 	local said=nothing ok=0
 
-	if build "$name" "$patch" "$out/$name/asan" "$asan_obj" "$asan_cflags"; then
+	if again "$out/$name/asan.log" ||
+	   build "$name" "$patch" "$out/$name/asan" "$asan_obj" "$asan_cflags"; then
 		read -r kind type func n all <<< "$(sanitize "$out/$name/asan/perf" "$command" \
 			"$out/$name/asan.log" | sed 's/use after free/use_after_free/; s/double free/double_free/')"
 		if [ "${kind:-}" = crash ]; then
@@ -233,6 +288,15 @@ judge() {
 		elif [ -n "${kind:-}" ]; then
 			said="${kind//_/ } $type $func"
 			[ "$type $func" = "$want_type $want_func" ] && ok=1
+			# a teardown that skips a put is on no stack of the leak
+			[ "$type $func" = "$(header Sanitizer "$patch")" ] && ok=1
+			# a caller that never put a lookup's result: on its stack
+			also=$(awk -v also="$want_func" -f "$top/scripts/sanitizer-top.awk" \
+				"$out/$name/asan.log" | awk -v t="$want_type" '$2 == t { print $4 }')
+			if [ $ok -eq 0 ] && [ -n "$also" ]; then
+				ok=1
+				said="$said, $also with $want_func on the stack"
+			fi
 		fi
 		if [ "${kind:-}" = leak ]; then
 			mine=$(awk -F, -v t="$want_type" -v f="$want_func" '$1 == "leak" {
@@ -245,38 +309,50 @@ judge() {
 	[ $ok -eq 1 ]
 }
 
+# false_rows ROWS CHANGED: the sites of the certain bug rows among the first
+# three of ROWS that are no function of the list CHANGED
+false_rows() {
+	awk -F, -v changed="$2" 'BEGIN { n = split(changed, c, " "); for (i = 1; i <= n; i++) ok[c[i]] = 1 }
+		NR <= 3 && $6 == 0 && !($5 in ok) { printf "%s%s %s %s", sep, $1, $2, $5; sep = "; " }' <<< "$1"
+}
+
+declare -A set_pass set_all
 printf '%-34s %-9s %-48s %5s %6s %s\n' variant audit "top bug row" rank secs result
 for patch in "${variants[@]}"; do
 	name=$(basename "$patch" .patch)
 	command=$(header Audit "$patch")
+	set=$(set_of "$patch")
 	read -r want_kind want_type want_func <<< "$(header Expect "$patch" | sed 's/double put/double_put/; s/use after put/use_after_put/')"
 	want_kind=${want_kind//_/ }
 	t0=$SECONDS
 	result=FAIL
 	top_row=-
 	rank=-
-	if [ -z "${clean_done[$command]:-}" ]; then
+	clean=clean-$(key "$command")
+	if [ -z "${clean_done[$clean]:-}" ]; then
 		# the clean perf on the same command: no bug row; no report is no verdict
-		if audit "clean-$command" "$perf" "$command"; then
-			bugs=$(bug_rows "$out/clean-$command/findings" | wc -l)
+		if audit "$clean" "$perf" "$command"; then
+			bugs=$(bug_rows "$out/$clean/findings" | wc -l)
 			clean_rows="$bugs bug rows"
 		else
 			bugs=1
 			clean_rows="no report"
 		fi
-		clean_done[$command]=1
+		clean_done[$clean]=1
 		if [ -n "$asan_obj" ]; then
-			said=$(sanitize "$asan_obj/perf" "$command" "$out/clean-$command/asan.log")
+			said=$(sanitize "$asan_obj/perf" "$command" "$out/$clean/asan.log")
 			[ -z "$said" ] || bugs=$((bugs + 1))
 		fi
-		printf '%-34s %-9s %-48s %5s %6s %s\n' "clean" "$command" "$clean_rows" - \
+		printf '%-34s %-9s %-48s %5s %6s %s\n' "clean" "${command%% *}" "$clean_rows" - \
 			$((SECONDS - t0)) "$([ "$bugs" -eq 0 ] && echo pass || echo FAIL)"
 		[ -z "$asan_obj" ] || printf '%-44s %s\n' "  asan + lsan (RC_CHK)" \
 			"$(sanitizer_said "$said")"
+		[ "$command" = "${command%% *}" ] || echo "    clean: perf $command"
 		if [ "$bugs" -eq 0 ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
 		t0=$SECONDS
 	fi
-	if build "$name" "$patch" && audit "$name" "$out/$name/perf" "$command"; then
+	if { again "$out/$name/refcnt.data" || build "$name" "$patch"; } &&
+	   audit "$name" "$out/$name/perf" "$command"; then
 		rows=$(bug_rows "$out/$name/findings")
 		# no pipes: a reader that is done early must not kill the script
 		# (pipefail, set -e) with its writer's SIGPIPE
@@ -285,6 +361,11 @@ for patch in "${variants[@]}"; do
 			<<< "$rows")
 		rank=${rank:--}
 		[ "$top_row" = "$want_kind $want_type $want_func" ] && result=pass
+		false_rows=$(false_rows "$rows" "$want_func $(header Changed "$patch")")
+		if [ -n "$false_rows" ]; then
+			result=FAIL
+			echo "    $name: a certain row of the first three blames what it did not change: $false_rows"
+		fi
 		held=$(awk -F, 'NR == 1 { print $10 + 0 }' <<< "$rows")
 		if [ "$(header Held "$patch")" = yes ] && [ "$held" -eq 0 ]; then
 			result=FAIL
@@ -293,7 +374,7 @@ for patch in "${variants[@]}"; do
 		mapfile -t diff_top < <(diff_rows "$name" "$command")
 		[ "${diff_top[0]:-}" = "$want_kind $want_type $want_func" ] || result=FAIL
 	fi
-	printf '%-34s %-9s %-48s %5s %6s %s\n' "$name" "$command" "${top_row:--}" "$rank" \
+	printf '%-34s %-9s %-48s %5s %6s %s\n' "$name" "${command%% *}" "${top_row:--}" "$rank" \
 		$((SECONDS - t0)) "$result"
 	if [ ${#diff_top[@]} -gt 0 ]; then
 		printf '%-34s %-9s %-48s %s\n' "  diff with clean" "" "${diff_top[0]:--}" \
@@ -305,6 +386,11 @@ for patch in "${variants[@]}"; do
 	fi
 	[ "$result" = pass ] || echo "    wanted: $want_kind $want_type $want_func"
 	if [ "$result" = pass ]; then pass=$((pass + 1)); else failed=$((failed + 1)); fi
+	set_all[$set]=$((${set_all[$set]:-0} + 1))
+	[ "$result" != pass ] || set_pass[$set]=$((${set_pass[$set]:-0} + 1))
+done
+for set in "${!set_all[@]}"; do
+	echo "accuracy: $set: ${set_pass[$set]:-0} of ${set_all[$set]} variants pass"
 done
 echo "accuracy: $pass passed, $failed failed, in $((SECONDS - start)) s"
 [ "$failed" -eq 0 ]

@@ -28,6 +28,11 @@
 # none); an exit status other than 0, 1 and 23 (the sanitizer's), with no
 # error, is "crash exit-N -", the run failed. A crash is never "nothing".
 # Ties between functions go to the first in the C locale's order.
+#
+# With -v also=FUNCTION, only "also type FUNCTION n" lines: how many
+# references of each type leaked (direct, else indirect) or were freed
+# twice or under a use with FUNCTION on the stack (a caller that never put
+# what a lookup returned is on the stack of the lookup's get).
 
 function api(f) {
 	return f ~ /^(__interceptor_|__interceptor_trampoline_)/ ||
@@ -58,10 +63,30 @@ function name_stack(   i) {
 	}
 }
 
+# with -v also=F: the references of each type that leaked (or were freed
+# twice, or freed under a use) with F on the stack of the get or put, at or
+# above the function named
+function count_also(   i) {
+	for (i = 0; i < nr; i++) {
+		if (fn[i] != also)
+			continue
+		if (stack == "leak") {
+			also_leak[type] += leaked
+			also_direct = 1
+		} else if (stack == "indirect")
+			also_indirect[type] += leaked
+		else if (stack == "error" || stack == "freed")
+			also_error[type]++
+		return
+	}
+}
+
 function end_stack() {
 	if (!nr || stack == "")
 		return
 	name_stack()
+	if (also != "" && where != "")
+		count_also()
 	if (stack == "leak" && where != "") {
 		key = type " " where
 		objects[key] += leaked
@@ -118,8 +143,20 @@ function end_stack() {
 }
 /^ *$/ { end_stack() }
 
+function print_also(counts,   t) {
+	for (t in counts)
+		print "also", t, also, counts[t]
+}
+
 END {
 	end_stack()
+	if (also != "") {
+		print_also(also_error)
+		print_also(also_leak)
+		if (!also_direct)
+			print_also(also_indirect)
+		exit
+	}
 	if (error_line != "") {
 		print error_line
 		exit
