@@ -2,12 +2,7 @@
 /*
  * perf test refcnt: the pairing engine on synthetic event streams. Every
  * case states the exact findings it expects and fails on one missing, one
- * extra or one wrong.
- *
- * Call sites are made up so that the function holding a site is the site
- * with its low 12 bits cleared: 0x2010 and 0x2020 are both in "function"
- * 0x2000. The callchain id of an event is its function >> 4, so that the
- * tests also see that stacks are carried along.
+ * extra or one wrong. The streams' made-up program: refcnt-stream.h.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -18,51 +13,8 @@
 #include "tests.h"
 #include "debug.h"
 #include "refcnt-tests.h"
+#include "refcnt-stream.h"
 #include "util/refcnt/pairing.h"
-
-#define FUNC(site)	((u64)(site) & ~0xfffULL)
-#define UNK		REFCNT_LIVE_UNKNOWN
-
-/* functions of the made-up program */
-#define FN_MAIN	0x1000ULL
-#define FN_F	0x2000ULL
-#define FN_X	0x3000ULL
-#define FN_H	0x4000ULL
-#define FN_G	0x5000ULL
-#define FN_P	0x6000ULL
-#define FN_C	0x7000ULL
-#define FN_W	0x8000ULL
-
-/* objects */
-#define OBJ_A	0xa000ULL
-#define OBJ_B	0xb000ULL
-#define OBJ_C	0xc000ULL
-#define OBJ_D	0xd000ULL
-#define OBJ_E	0xe000ULL
-#define OBJ_F	0xf000ULL
-
-/* an operation at offset @_off of function FN_@_fn */
-#define EV(_time, _op, _obj, _fn, _off, _tid, _live) {			\
-	.time = _time, .op = REFCNT_OP__##_op, .obj = _obj,		\
-	.site = FN_##_fn + (_off), .caller = FN_##_fn,			\
-	.stack = FN_##_fn >> 4, .tid = _tid, .live = _live,		\
-}
-
-/* one step of a followed object, as expected */
-#define STEP(_op, _gen, _before, _after, _conf, _paired, _finding) {		\
-	REFCNT_OP__##_op, _gen, _before, _after, REFCNT_PAIR__##_conf, _paired,	\
-	REFCNT_FINDING__##_finding,						\
-}
-
-#define MAX_COLLECT	32
-
-struct collect {
-	struct refcnt_finding	findings[MAX_COLLECT];
-	int			nr_findings;
-	struct refcnt_step	steps[MAX_COLLECT];
-	struct refcnt_event	events[MAX_COLLECT];	/* step->ev is only lent */
-	int			nr_steps;
-};
 
 static void collect__finding(const struct refcnt_finding *f, void *priv)
 {
@@ -96,12 +48,12 @@ static void collect__step(const struct refcnt_step *s, void *priv)
 	c->nr_steps++;
 }
 
-static const struct refcnt_engine_ops collect_ops = {
+const struct refcnt_engine_ops stream__ops = {
 	.finding = collect__finding,
 	.step = collect__step,
 };
 
-static int feed(struct refcnt_engine *engine, const struct refcnt_event *evs, size_t nr)
+int stream__feed(struct refcnt_engine *engine, const struct refcnt_event *evs, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
 		int err = refcnt_engine__event(engine, &evs[i]);
@@ -112,29 +64,14 @@ static int feed(struct refcnt_engine *engine, const struct refcnt_event *evs, si
 	return 0;
 }
 
-/* A finding as expected: sites of 0 for other and culprit mean none. */
-struct expect {
-	enum refcnt_finding_kind kind;
-	u8	type;
-	u64	obj;
-	u64	generation;
-	u64	site;		/* of ref */
-	u8	op;		/* of ref */
-	u64	other;
-	u64	culprit;
-	bool	uncertain;
-	int	expected;	/* MISMATCH */
-	int	live;		/* MISMATCH */
-};
-
-static bool ref__is(const struct refcnt_ref *ref, u64 site)
+bool stream__ref_is(const struct refcnt_ref *ref, u64 site)
 {
 	/* FUNC(0) is 0: a zeroed ref matches site 0 */
 	return ref->site == site && ref->caller == FUNC(site) &&
 	       ref->stack == (u32)(FUNC(site) >> 4);
 }
 
-static int check_findings(const struct collect *c, const struct expect *exp, int nr)
+int stream__check(const struct collect *c, const struct expect *exp, int nr)
 {
 	TEST_ASSERT_EQUAL("number of findings", c->nr_findings, nr);
 	for (int i = 0; i < nr; i++) {
@@ -146,11 +83,11 @@ static int check_findings(const struct collect *c, const struct expect *exp, int
 		TEST_ASSERT_EQUAL("type", f->type, e->type);
 		TEST_ASSERT_VAL("obj", f->obj == e->obj);
 		TEST_ASSERT_EQUAL("generation", (int)f->generation, (int)e->generation);
-		TEST_ASSERT_VAL("ref site, caller and stack", ref__is(&f->ref, e->site));
+		TEST_ASSERT_VAL("ref site, caller and stack", stream__ref_is(&f->ref, e->site));
 		TEST_ASSERT_EQUAL("ref op", f->ref.op, e->op);
-		TEST_ASSERT_VAL("other", ref__is(&f->other, e->other));
+		TEST_ASSERT_VAL("other", stream__ref_is(&f->other, e->other));
 		TEST_ASSERT_EQUAL("has culprit", f->has_culprit, !!e->culprit);
-		TEST_ASSERT_VAL("culprit", ref__is(&f->culprit, e->culprit));
+		TEST_ASSERT_VAL("culprit", stream__ref_is(&f->culprit, e->culprit));
 		TEST_ASSERT_EQUAL("uncertain", f->uncertain, e->uncertain);
 		TEST_ASSERT_EQUAL("expected", f->expected, e->expected);
 		TEST_ASSERT_EQUAL("live", f->live, e->live);
@@ -162,26 +99,26 @@ static int check_findings(const struct collect *c, const struct expect *exp, int
  * Feed @evs to a new engine following @follow (if not 0), end the stream
  * and check the findings. @c gets what was collected.
  */
-static int run(const struct refcnt_event *evs, size_t nr, u64 follow, struct collect *c,
-	       const struct expect *exp, int nr_exp, struct refcnt_engine_stats *stats)
+int stream__run(const struct refcnt_event *evs, size_t nr, u64 follow, struct collect *c,
+		const struct expect *exp, int nr_exp, struct refcnt_engine_stats *stats)
 {
-	struct refcnt_engine *engine = refcnt_engine__new(&collect_ops, c);
+	struct refcnt_engine *engine = refcnt_engine__new(&stream__ops, c);
 	int err;
 
 	TEST_ASSERT_VAL("engine", engine);
 	memset(c, 0, sizeof(*c));
 	err = follow ? refcnt_engine__follow(engine, follow) : 0;
 	if (!err)
-		err = feed(engine, evs, nr);
+		err = stream__feed(engine, evs, nr);
 	refcnt_engine__end(engine);
 	*stats = *refcnt_engine__stats(engine);
 	refcnt_engine__delete(engine);
 	TEST_ASSERT_EQUAL("feeding", err, 0);
 	TEST_ASSERT_VAL("events", stats->events == nr);
-	return check_findings(c, exp, nr_exp);
+	return stream__check(c, exp, nr_exp);
 }
 
-static u64 total_findings(const struct refcnt_engine_stats *stats)
+u64 stream__total(const struct refcnt_engine_stats *stats)
 {
 	u64 n = 0;
 
@@ -211,8 +148,9 @@ int test__refcnt_pairing_balanced(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, NULL, 0, &stats) == TEST_OK);
-	TEST_ASSERT_VAL("no findings counted", total_findings(&stats) == 0);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, NULL, 0,
+						&stats) == TEST_OK);
+	TEST_ASSERT_VAL("no findings counted", stream__total(&stats) == 0);
 	TEST_ASSERT_VAL("lifetimes", stats.objects[0] == 2 && stats.objects[1] == 0);
 	TEST_ASSERT_VAL("none live", stats.live_lifetimes == 0);
 	TEST_ASSERT_VAL("in order", stats.out_of_order == 0 && stats.lost_windows == 0);
@@ -253,10 +191,10 @@ int test__refcnt_pairing_leak(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("two leaks", stats.findings[REFCNT_FINDING__LEAK] == 2);
-	TEST_ASSERT_VAL("two findings", total_findings(&stats) == 2);
+	TEST_ASSERT_VAL("two findings", stream__total(&stats) == 2);
 	TEST_ASSERT_VAL("still live", stats.live_lifetimes == 2);
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, 7);
 	for (int i = 0; i < 3; i++) {
@@ -264,7 +202,8 @@ int test__refcnt_pairing_leak(struct test_suite *test __maybe_unused,
 
 		TEST_ASSERT_VAL("put", s->ev->op == REFCNT_OP__PUT);
 		TEST_ASSERT_VAL("put paired by caller", s->confidence == REFCNT_PAIR__SAME_CALLER);
-		TEST_ASSERT_VAL("put released its function's ref", ref__is(&s->paired, paired[i]));
+		TEST_ASSERT_VAL("put released its function's ref", stream__ref_is(&s->paired,
+										  paired[i]));
 	}
 	TEST_ASSERT_VAL("birth released", c.steps[6].paired.op == REFCNT_OP__BORN);
 	return TEST_OK;
@@ -289,11 +228,11 @@ int test__refcnt_pairing_double_put(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
+						&stats) == TEST_OK);
 	TEST_ASSERT_VAL("the freeing put", c.findings[0].other.op == REFCNT_OP__PUT);
 	TEST_ASSERT_VAL("counted", stats.findings[REFCNT_FINDING__DOUBLE_PUT] == 1);
-	TEST_ASSERT_VAL("one finding", total_findings(&stats) == 1);
+	TEST_ASSERT_VAL("one finding", stream__total(&stats) == 1);
 	TEST_ASSERT_VAL("dead", stats.live_lifetimes == 0);
 	return TEST_OK;
 }
@@ -322,10 +261,10 @@ int test__refcnt_pairing_over_release(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
+						&stats) == TEST_OK);
 	TEST_ASSERT_VAL("culprit is a put", c.findings[0].culprit.op == REFCNT_OP__PUT);
-	TEST_ASSERT_VAL("one finding", total_findings(&stats) == 1);
+	TEST_ASSERT_VAL("one finding", stream__total(&stats) == 1);
 	return TEST_OK;
 }
 
@@ -348,9 +287,9 @@ int test__refcnt_pairing_over_release_live(struct test_suite *test __maybe_unuse
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
-	TEST_ASSERT_VAL("one finding", total_findings(&stats) == 1);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("one finding", stream__total(&stats) == 1);
 	TEST_ASSERT_VAL("one live lifetime", stats.objects[0] == 1 && stats.live_lifetimes == 1);
 	TEST_ASSERT_EQUAL("steps", c.nr_steps, 2);
 	TEST_ASSERT_VAL("inherited ref released exactly",
@@ -383,10 +322,10 @@ int test__refcnt_pairing_use_after_put(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
+						&stats) == TEST_OK);
 	TEST_ASSERT_VAL("not resurrected", stats.live_lifetimes == 0 && stats.objects[0] == 1);
-	TEST_ASSERT_VAL("one finding", total_findings(&stats) == 1);
+	TEST_ASSERT_VAL("one finding", stream__total(&stats) == 1);
 	return TEST_OK;
 }
 
@@ -414,8 +353,8 @@ int test__refcnt_pairing_address_reuse(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("two lifetimes", stats.objects[0] == 2 && stats.live_lifetimes == 1);
 	TEST_ASSERT_VAL("no missed dies", stats.missed_dies == 0);
 	TEST_ASSERT_EQUAL("steps", c.nr_steps, (int)ARRAY_SIZE(evs));
@@ -477,10 +416,10 @@ int test__refcnt_pairing_threads(struct test_suite *test __maybe_unused,
 	int p = 0, err;
 
 	/* unsorted: 40 then 10, 30, 20; 50 then 15; 61 then 35, 45 */
-	engine = refcnt_engine__new(&collect_ops, &c);
+	engine = refcnt_engine__new(&stream__ops, &c);
 	TEST_ASSERT_VAL("engine", engine);
 	memset(&c, 0, sizeof(c));
-	err = feed(engine, shuffled, ARRAY_SIZE(shuffled));
+	err = stream__feed(engine, shuffled, ARRAY_SIZE(shuffled));
 	refcnt_engine__end(engine);
 	stats = *refcnt_engine__stats(engine);
 	refcnt_engine__delete(engine);
@@ -491,22 +430,22 @@ int test__refcnt_pairing_threads(struct test_suite *test __maybe_unused,
 	memcpy(evs, shuffled, sizeof(evs));
 	qsort(evs, ARRAY_SIZE(evs), sizeof(evs[0]), event__cmp_time);
 
-	engine = refcnt_engine__new(&collect_ops, &c);
+	engine = refcnt_engine__new(&stream__ops, &c);
 	TEST_ASSERT_VAL("engine", engine);
 	memset(&c, 0, sizeof(c));
 	err = refcnt_engine__follow(engine, OBJ_A);
 	if (!err)
 		err = refcnt_engine__follow(engine, OBJ_B);
 	if (!err)
-		err = feed(engine, evs, ARRAY_SIZE(evs));
+		err = stream__feed(engine, evs, ARRAY_SIZE(evs));
 	refcnt_engine__end(engine);
 	stats = *refcnt_engine__stats(engine);
 	refcnt_engine__delete(engine);
 	TEST_ASSERT_EQUAL("fed sorted", err, 0);
 	TEST_ASSERT_EQUAL("in order", (int)stats.out_of_order, 0);
 	TEST_ASSERT_EQUAL("duplicate ignored", (int)stats.duplicates, 1);
-	TEST_ASSERT_VAL("no findings", check_findings(&c, NULL, 0) == TEST_OK);
-	TEST_ASSERT_VAL("no findings counted", total_findings(&stats) == 0);
+	TEST_ASSERT_VAL("no findings", stream__check(&c, NULL, 0) == TEST_OK);
+	TEST_ASSERT_VAL("no findings counted", stream__total(&stats) == 0);
 	TEST_ASSERT_VAL("both freed", stats.live_lifetimes == 0 && stats.objects[0] == 2);
 
 	TEST_ASSERT_EQUAL("a step per event but the duplicate", c.nr_steps,
@@ -520,7 +459,7 @@ int test__refcnt_pairing_threads(struct test_suite *test __maybe_unused,
 		TEST_ASSERT_VAL("put", p < (int)ARRAY_SIZE(puts));
 		TEST_ASSERT_VAL("obj", s->ev->obj == puts[p].obj);
 		TEST_ASSERT_EQUAL("confidence", (int)s->confidence, (int)puts[p].conf);
-		TEST_ASSERT_VAL("paired", ref__is(&s->paired, puts[p].site));
+		TEST_ASSERT_VAL("paired", stream__ref_is(&s->paired, puts[p].site));
 		TEST_ASSERT_EQUAL("paired tid", (int)s->paired.tid, (int)puts[p].tid);
 		p++;
 	}
@@ -554,16 +493,16 @@ int test__refcnt_pairing_born_before(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("no leak", stats.findings[REFCNT_FINDING__LEAK] == 0);
 	TEST_ASSERT_VAL("counted", stats.findings[REFCNT_FINDING__OWNED_AT_EXIT] == 2 &&
 			stats.uncertain == 1);
 	TEST_ASSERT_EQUAL("steps", c.nr_steps, 4);
 	TEST_ASSERT_VAL("inherited 3", c.steps[0].before == 3 && c.steps[0].after == 4);
 	TEST_ASSERT_VAL("its get released", c.steps[1].confidence == REFCNT_PAIR__SAME_CALLER &&
-			ref__is(&c.steps[1].paired, FN_G + 0x10) &&
-			c.steps[1].paired.op == REFCNT_OP__GET);
+			stream__ref_is(&c.steps[1].paired,
+				       FN_G + 0x10) && c.steps[1].paired.op == REFCNT_OP__GET);
 	TEST_ASSERT_VAL("back to 3", c.steps[3].after == 3);
 	return TEST_OK;
 }
@@ -614,19 +553,19 @@ int test__refcnt_pairing_lost(struct test_suite *test __maybe_unused,
 	struct collect c;
 	int err;
 
-	engine = refcnt_engine__new(&collect_ops, &c);
+	engine = refcnt_engine__new(&stream__ops, &c);
 	TEST_ASSERT_VAL("engine", engine);
 	memset(&c, 0, sizeof(c));
-	err = feed(engine, before, ARRAY_SIZE(before));
+	err = stream__feed(engine, before, ARRAY_SIZE(before));
 	refcnt_engine__lost(engine, 30, 2);
 	if (!err)
-		err = feed(engine, after, ARRAY_SIZE(after));
+		err = stream__feed(engine, after, ARRAY_SIZE(after));
 	refcnt_engine__end(engine);
 	stats = *refcnt_engine__stats(engine);
 	refcnt_engine__delete(engine);
 
 	TEST_ASSERT_EQUAL("feeding", err, 0);
-	TEST_ASSERT_VAL("findings", check_findings(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("no mismatch", stats.findings[REFCNT_FINDING__MISMATCH] == 0);
 	TEST_ASSERT_VAL("uncertain counted", stats.uncertain == 4);
 	TEST_ASSERT_VAL("one window", stats.lost_windows == 1);
@@ -718,10 +657,10 @@ int test__refcnt_pairing_mismatch(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("counted", stats.findings[REFCNT_FINDING__MISMATCH] == 6 &&
-			total_findings(&stats) == 6);
+			stream__total(&stats) == 6);
 	TEST_ASSERT_VAL("all freed but D", stats.live_lifetimes == 1);
 	TEST_ASSERT_EQUAL("steps", c.nr_steps, 8);
 	TEST_ASSERT_VAL("first disagreement", c.steps[2].finding == REFCNT_FINDING__MAX &&
@@ -791,8 +730,8 @@ int test__refcnt_pairing_follow(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_EQUAL("steps of A only", c.nr_steps, (int)ARRAY_SIZE(steps));
 	for (int i = 0; i < c.nr_steps; i++) {
 		const struct refcnt_step *s = &c.steps[i];
@@ -805,7 +744,7 @@ int test__refcnt_pairing_follow(struct test_suite *test __maybe_unused,
 		TEST_ASSERT_EQUAL("after", s->after, steps[i].after);
 		TEST_ASSERT_EQUAL("confidence", (int)s->confidence, (int)steps[i].conf);
 		if (steps[i].paired)
-			TEST_ASSERT_VAL("paired", ref__is(&s->paired, steps[i].paired));
+			TEST_ASSERT_VAL("paired", stream__ref_is(&s->paired, steps[i].paired));
 		TEST_ASSERT_EQUAL("finding", (int)s->finding, (int)steps[i].finding);
 	}
 	TEST_ASSERT_VAL("paired through the frame above",
@@ -847,15 +786,16 @@ int test__refcnt_pairing_rebirth(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_EQUAL("missed dies", (int)stats.missed_dies, 2);
 	TEST_ASSERT_VAL("lifetimes", stats.objects[0] == 3 && stats.objects[2] == 1);
 	TEST_ASSERT_VAL("live", stats.live_lifetimes == 2);
 	TEST_ASSERT_EQUAL("steps", c.nr_steps, 5);
 	TEST_ASSERT_VAL("outer birth", c.steps[1].generation == 1 && c.steps[1].before == 1 &&
 			c.steps[1].after == 1);
-	TEST_ASSERT_VAL("X's put released the get", ref__is(&c.steps[3].paired, FN_X + 0x10));
+	TEST_ASSERT_VAL("X's put released the get", stream__ref_is(&c.steps[3].paired,
+								   FN_X + 0x10));
 	TEST_ASSERT_VAL("reborn", c.steps[4].generation == 2 && c.steps[4].before == 0 &&
 			c.steps[4].after == 1);
 	return TEST_OK;
@@ -895,9 +835,9 @@ int test__refcnt_pairing_racing_reads(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
-	TEST_ASSERT_VAL("only the real mismatch", total_findings(&stats) == 1);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, exp, ARRAY_SIZE(exp),
+						&stats) == TEST_OK);
+	TEST_ASSERT_VAL("only the real mismatch", stream__total(&stats) == 1);
 	TEST_ASSERT_VAL("all freed", stats.live_lifetimes == 0);
 	return TEST_OK;
 }
@@ -938,8 +878,8 @@ int test__refcnt_pairing_preempted_put(struct test_suite *test __maybe_unused,
 	struct refcnt_engine_stats stats;
 	struct collect c;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), 0, &c, NULL, 0,
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, NULL, 0,
+						&stats) == TEST_OK);
 	TEST_ASSERT_VAL("all freed", stats.live_lifetimes == 0);
 	return TEST_OK;
 }
@@ -978,19 +918,19 @@ int test__refcnt_pairing_missed(struct test_suite *test __maybe_unused,
 	for (size_t i = 1; i < ARRAY_SIZE(after); i++)
 		after[i].type = 1;
 
-	engine = refcnt_engine__new(&collect_ops, &c);
+	engine = refcnt_engine__new(&stream__ops, &c);
 	TEST_ASSERT_VAL("engine", engine);
 	memset(&c, 0, sizeof(c));
-	err = feed(engine, before, ARRAY_SIZE(before));
+	err = stream__feed(engine, before, ARRAY_SIZE(before));
 	refcnt_engine__missed(engine, 30, 1);
 	if (!err)
-		err = feed(engine, after, ARRAY_SIZE(after));
+		err = stream__feed(engine, after, ARRAY_SIZE(after));
 	refcnt_engine__end(engine);
 	stats = *refcnt_engine__stats(engine);
 	refcnt_engine__delete(engine);
 
 	TEST_ASSERT_EQUAL("feeding", err, 0);
-	TEST_ASSERT_VAL("findings", check_findings(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("one missed op", stats.missed_ops == 1 && stats.lost_windows == 0);
 	return TEST_OK;
 }
@@ -1030,8 +970,8 @@ int test__refcnt_pairing_address_spaces(struct test_suite *test __maybe_unused,
 	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
 		evs[i].space = evs[i].tid > 100 ? 2 : 1;
 
-	TEST_ASSERT_VAL("findings", run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp, ARRAY_SIZE(exp),
-					&stats) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), OBJ_A, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
 	TEST_ASSERT_EQUAL("the leak is the child's B", (int)c.findings[0].space, 2);
 	TEST_ASSERT_VAL("A and B in each space", stats.objects[0] == 4);
 	TEST_ASSERT_VAL("no missed dies", stats.missed_dies == 0);
@@ -1071,22 +1011,22 @@ int test__refcnt_pairing_thread_exit(struct test_suite *test __maybe_unused,
 	for (int exits = 0; exits < 2; exits++) {
 		int err;
 
-		engine = refcnt_engine__new(&collect_ops, &c);
+		engine = refcnt_engine__new(&stream__ops, &c);
 		TEST_ASSERT_VAL("engine", engine);
 		memset(&c, 0, sizeof(c));
-		err = feed(engine, before, ARRAY_SIZE(before));
+		err = stream__feed(engine, before, ARRAY_SIZE(before));
 		if (!err && exits)
 			err = refcnt_engine__thread_exit(engine, 300, 2);
 		if (!err)
-			err = feed(engine, after, ARRAY_SIZE(after));
+			err = stream__feed(engine, after, ARRAY_SIZE(after));
 		refcnt_engine__end(engine);
 		refcnt_engine__delete(engine);
 		TEST_ASSERT_EQUAL("feeding", err, 0);
 		if (exits) {
-			TEST_ASSERT_VAL("findings", check_findings(&c, exp, 2) == TEST_OK);
+			TEST_ASSERT_VAL("findings", stream__check(&c, exp, 2) == TEST_OK);
 		} else {
 			/* the get of thread 2 may be in flight: the leak only */
-			TEST_ASSERT_VAL("findings", check_findings(&c, exp + 1, 1) == TEST_OK);
+			TEST_ASSERT_VAL("findings", stream__check(&c, exp + 1, 1) == TEST_OK);
 		}
 	}
 	return TEST_OK;
@@ -1104,10 +1044,10 @@ static int run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt_
 
 	for (size_t i = 0; i < nr; i++)
 		evs[i].space = evs[i].tid;
-	engine = refcnt_engine__new(&collect_ops, c);
+	engine = refcnt_engine__new(&stream__ops, c);
 	TEST_ASSERT_VAL("engine", engine);
 	memset(c, 0, sizeof(*c));
-	err = feed(engine, evs, nr);
+	err = stream__feed(engine, evs, nr);
 	if (!err)
 		err = refcnt_engine__exit_scan(engine, 1, scan);
 	refcnt_engine__end(engine);
@@ -1176,7 +1116,7 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 	struct collect c;
 
 	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
-	TEST_ASSERT_VAL("findings", check_findings(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("D held by C", c.findings[9].holder == OBJ_C);
 	return TEST_OK;
 }
@@ -1215,7 +1155,7 @@ static int exit_scan_stack(u32 signal, u32 partial, const struct expect *exp, in
 	struct collect c;
 
 	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
-	return check_findings(&c, exp, nr_exp);
+	return stream__check(&c, exp, nr_exp);
 }
 
 int test__refcnt_pairing_exit_scan_stack(struct test_suite *test __maybe_unused,
@@ -1419,48 +1359,49 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 	struct collect c;
 
 	held[3].up[0] = FN_F;
-	TEST_ASSERT_VAL("held: findings", run(held, ARRAY_SIZE(held), OBJ_A, &c, NULL, 0,
-					      &stats) == TEST_OK);
+	TEST_ASSERT_VAL("held: findings", stream__run(held, ARRAY_SIZE(held), OBJ_A, &c, NULL, 0,
+						      &stats) == TEST_OK);
 	TEST_ASSERT_VAL("held: P's put releases X's reference",
 			c.steps[3].confidence == REFCNT_PAIR__SAME_THREAD &&
-			ref__is(&c.steps[3].paired, FN_X + 0x10));
+			stream__ref_is(&c.steps[3].paired, FN_X + 0x10));
 	TEST_ASSERT_VAL("held: F's put releases its own",
 			c.steps[4].confidence == REFCNT_PAIR__SAME_CALLER &&
-			ref__is(&c.steps[4].paired, FN_F + 0x10));
+			stream__ref_is(&c.steps[4].paired, FN_F + 0x10));
 
 	TEST_ASSERT_VAL("extra put: findings",
-			run(extra_put, ARRAY_SIZE(extra_put), 0, &c, exp_extra_put,
-			    ARRAY_SIZE(exp_extra_put), &stats) == TEST_OK);
+			stream__run(extra_put, ARRAY_SIZE(extra_put), 0, &c, exp_extra_put,
+				    ARRAY_SIZE(exp_extra_put), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("extra put: why", c.findings[0].why == REFCNT_WHY__ONE_MORE);
 
 	TEST_ASSERT_VAL("over-release, one more: findings",
-			run(over_one_more, ARRAY_SIZE(over_one_more), 0, &c, exp_over_one_more,
-			    ARRAY_SIZE(exp_over_one_more), &stats) == TEST_OK);
+			stream__run(over_one_more, ARRAY_SIZE(over_one_more), 0, &c,
+				    exp_over_one_more, ARRAY_SIZE(exp_over_one_more),
+				&stats) == TEST_OK);
 	TEST_ASSERT_VAL("over-release, one more: why", c.findings[0].why == REFCNT_WHY__ONE_MORE);
 
-	TEST_ASSERT_VAL("twin: findings", run(twin, ARRAY_SIZE(twin), 0, &c, exp_twin,
-					      ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("twin: findings", stream__run(twin, ARRAY_SIZE(twin), 0, &c, exp_twin,
+						      ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("twin: why", c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
 
 	TEST_ASSERT_VAL("twin calls: findings",
-			run(twin_calls, ARRAY_SIZE(twin_calls), 0, &c, exp_twin_calls,
-			    ARRAY_SIZE(exp_twin_calls), &stats) == TEST_OK);
+			stream__run(twin_calls, ARRAY_SIZE(twin_calls), 0, &c, exp_twin_calls,
+				    ARRAY_SIZE(exp_twin_calls), &stats) == TEST_OK);
 
 	for (int i = 1; i <= 3; i++)
 		twin_caller[i].up[0] = FN_F;
 	TEST_ASSERT_VAL("twin, same caller: findings",
-			run(twin_caller, ARRAY_SIZE(twin_caller), OBJ_B, &c, exp_twin,
-			    ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
+			stream__run(twin_caller, ARRAY_SIZE(twin_caller), OBJ_B, &c, exp_twin,
+				    ARRAY_SIZE(exp_twin), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("twin, same caller: F's put releases H's first",
 			c.steps[4].confidence == REFCNT_PAIR__SAME_CALLER &&
-			ref__is(&c.steps[4].paired, FN_H + 0x10));
+			stream__ref_is(&c.steps[4].paired, FN_H + 0x10));
 	TEST_ASSERT_VAL("twin, same caller: W's releases C's",
-			ref__is(&c.steps[5].paired, FN_C + 0x10));
+			stream__ref_is(&c.steps[5].paired, FN_C + 0x10));
 
 	two_at_once[5].up[0] = FN_W;
 	TEST_ASSERT_VAL("two at once: findings",
-			run(two_at_once, ARRAY_SIZE(two_at_once), 0, &c, exp_two_at_once,
-			    ARRAY_SIZE(exp_two_at_once), &stats) == TEST_OK);
+			stream__run(two_at_once, ARRAY_SIZE(two_at_once), 0, &c, exp_two_at_once,
+				    ARRAY_SIZE(exp_two_at_once), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("two at once: why", c.findings[0].why == REFCNT_WHY__TWO_AT_ONCE);
 	return TEST_OK;
 }

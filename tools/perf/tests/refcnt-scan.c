@@ -497,7 +497,8 @@ int test__refcnt_scan_negative_size(struct test_suite *test __maybe_unused,
 
 /*
  * Six objects @obj, the even ones pointed to by the program's data, the
- * fourth by the second only (held by that leaked object); then two chunks
+ * fourth by the second only (held by that leaked object), the fifth by the
+ * sixth too (a leaked object holds one of its references); then two chunks
  * @a and @b that look like objects, on the main arena's first fastbin, the
  * second the last or, if @cycle, linking back to the first.
  */
@@ -517,6 +518,7 @@ static void syn__fastbin_heap(struct syn *syn, u64 *obj, u64 *a, u64 *b, bool cy
 	for (int i = 0; i < 6; i += 2)
 		syn__root(syn, obj[i]);
 	*syn_heap__word(h, obj[1] + 16) = obj[3];	/* in its pad */
+	*syn_heap__word(h, obj[5] + 16) = obj[4];	/* a leak holds a reachable one */
 }
 
 static int syn__well_formed(struct syn *syn)
@@ -538,7 +540,15 @@ static int syn__well_formed(struct syn *syn)
 		TEST_ASSERT_VAL("a word each", o->words == !(i & 1));
 	}
 	o = scan__find(&syn->scan, obj[3]);
-	TEST_ASSERT_VAL("held by a leak", o->holder == obj[1]);
+	TEST_ASSERT_VAL("held by a leak", o->holder == obj[1] && o->held_words == 1);
+	o = scan__find(&syn->scan, obj[4]);
+	TEST_ASSERT_VAL("a reference held by a leak", o->reachable && o->words == 1 &&
+			o->holder == obj[5] && o->held_words == 1);
+	for (int i = 0; i < 6; i++) {
+		o = scan__find(&syn->scan, obj[i]);
+		TEST_ASSERT_VAL("no leak holds the others", i == 3 || i == 4 ||
+				(!o->holder && !o->held_words));
+	}
 	TEST_ASSERT_VAL("free, on a fastbin", !scan__find(&syn->scan, a + 16) &&
 			!scan__find(&syn->scan, b + 16));
 	return TEST_OK;

@@ -26,6 +26,7 @@
 
 #include "../hashmap.h"
 #include "hash.h"
+#include "pair_model.h"
 #include "pairing.h"
 #include "refset.h"
 
@@ -133,6 +134,7 @@ struct refcnt_engine {
 	u64			scan_space;
 	const struct refcnt_scan_result *scan_result;
 	struct refcnt_refset_index refindex;	/* of the lifetimes' references */
+	struct refcnt_pair_model *model;	/* of the exact pairs */
 	bool			ended;
 };
 
@@ -150,6 +152,7 @@ static const char * const finding_names[REFCNT_FINDING__MAX] = {
 static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
 	[REFCNT_PAIR__EXACT]		= "exact",
 	[REFCNT_PAIR__SAME_CALLER]	= "same caller",
+	[REFCNT_PAIR__LEARNT]		= "learnt",
 	[REFCNT_PAIR__SAME_THREAD]	= "same thread",
 	[REFCNT_PAIR__MOST_RECENT]	= "most recent",
 	[REFCNT_PAIR__NONE]		= "none",
@@ -192,14 +195,16 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 	engine->objects = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
 	engine->follow = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	engine->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	engine->model = refcnt_pair_model__new();
 	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads) ||
-	    refcnt_refset_index__init(&engine->refindex, REFCNT_INDEX_MIN)) {
+	    !engine->model || refcnt_refset_index__init(&engine->refindex, REFCNT_INDEX_MIN)) {
 		if (!IS_ERR(engine->objects))
 			hashmap__free(engine->objects);
 		if (!IS_ERR(engine->follow))
 			hashmap__free(engine->follow);
 		if (!IS_ERR(engine->threads))
 			hashmap__free(engine->threads);
+		refcnt_pair_model__delete(engine->model);
 		refcnt_refset_index__exit(&engine->refindex);
 		free(engine);
 		return NULL;
@@ -232,6 +237,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	hashmap__free(engine->follow);
 	hashmap__free(engine->threads);
 	hashmap__free(engine->scan);
+	refcnt_pair_model__delete(engine->model);
 	refcnt_refset_index__exit(&engine->refindex);
 	free(engine);
 }
@@ -635,10 +641,35 @@ static bool lifetime__pick_recent(struct refcnt_lifetime *lt, const struct refcn
 }
 
 /*
+ * A reference taken by a function whose references the put's function
+ * released where it had one choice, the most often first, that no rule
+ * keeps (see ref__keep(): not the second of two one call took, nor one
+ * held above the put).
+ */
+static bool lifetime__pick_learnt(struct refcnt_lifetime *lt, const struct refcnt_pair_model *model,
+				  const struct refcnt_event *ev, u32 *pick)
+{
+	u64 get_fns[REFCNT_PAIR_MODEL_WAYS];
+	u32 counts[REFCNT_PAIR_MODEL_WAYS];
+	int nr = refcnt_pair_model__releases(model, ev->type, ev->caller, get_fns, counts,
+					     REFCNT_PAIR_MODEL_WAYS);
+	struct keep_arg arg = { .ev = ev, .keep = 0 };
+
+	for (int i = 0; i < nr; i++) {
+		*pick = refcnt_refset__pick_frame(&lt->refs, 0, get_fns[i], ref__kept_no_more,
+						  &arg);
+		if (*pick != REFSET_NONE)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Which outstanding reference a put releases, and how sure that is: its
  * position in lt->refs, or REFSET_NONE for one of unknown origin.
  */
 static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
+					     const struct refcnt_pair_model *model,
 					     const struct refcnt_event *ev, u32 *pick)
 {
 	if (lifetime__count(lt) == 1) {
@@ -648,6 +679,8 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 	}
 	if (lifetime__pick_caller(lt, ev->caller, pick))
 		return REFCNT_PAIR__SAME_CALLER;
+	if (lifetime__pick_learnt(lt, model, ev, pick))
+		return REFCNT_PAIR__LEARNT;
 	for (int keep = 0; keep < 2; keep++) {
 		if (lifetime__pick_recent(lt, ev, true, keep, pick))
 			return REFCNT_PAIR__SAME_THREAD;
@@ -693,13 +726,18 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
 	if (!over) {
-		step->confidence = lifetime__pick(lt, ev, &pick);
+		step->confidence = lifetime__pick(lt, engine->model, ev, &pick);
 		if (pick == REFSET_NONE) {
 			step->paired = lt->unknown_ref;
 			lt->unknown--;
 		} else {
 			step->paired = *refcnt_refset__at(&lt->refs, pick);
 			refcnt_refset__remove(&lt->refs, pick);
+			/* no choice: what the recording teaches about the others */
+			if (step->confidence == REFCNT_PAIR__EXACT &&
+			    refcnt_pair_model__learn(engine->model, ev->type, step->paired.caller,
+						     ev->caller))
+				engine->stats.model_full++;
 		}
 	}
 
@@ -1073,21 +1111,32 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 /* How a scanned object's references left are told (engine__end_scanned()). */
 struct scanned_refs {
 	u32	leaked;		/* the first ones: no reachable memory accounts for them */
+	u32	held;		/* of those, the last: leaked memory accounts for them */
 	u32	doubtful;	/* the next: leaks only the stack or registers may account for */
 	bool	uncertain;	/* the scan was partial: every leak it tells is */
-	u64	holder;		/* unreachable, reached from this leaked object */
+	u64	holder;		/* unreachable, reached from this leaked object; or
+				 * reachable, the leaked object that holds @held
+				 */
 	u32	told;
 };
 
-static enum refcnt_finding_kind scanned_refs__next(struct scanned_refs *sr, bool *uncertain)
+/* The kind of the next reference told, and the leak that holds it if one does. */
+static enum refcnt_finding_kind scanned_refs__next(struct scanned_refs *sr, bool *uncertain,
+						   u64 *holder)
 {
 	u32 n = sr->told++;
 
 	*uncertain = sr->uncertain;
-	if (sr->holder)
+	*holder = sr->holder;
+	if (sr->holder && !sr->held)
 		return REFCNT_FINDING__HELD_BY_LEAK;
-	if (n < sr->leaked)
+	*holder = 0;
+	if (n < sr->leaked - sr->held)
 		return REFCNT_FINDING__LEAK;
+	if (n < sr->leaked) {
+		*holder = sr->holder;
+		return REFCNT_FINDING__HELD_BY_LEAK;
+	}
 	if (n - sr->leaked < sr->doubtful) {
 		*uncertain = true;
 		return REFCNT_FINDING__LEAK;
@@ -1105,6 +1154,7 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
 {
 	enum refcnt_finding_kind kind;
 	bool uncertain;
+	u64 holder;
 
 	/*
 	 * The second references of calls that took two, the other gets, most
@@ -1116,14 +1166,13 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
 
 			if (!r || (r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1) != pass)
 				continue;
-			kind = scanned_refs__next(sr, &uncertain);
-			engine__report_ref(engine, lt->object, kind, r, sr->holder, uncertain);
+			kind = scanned_refs__next(sr, &uncertain, &holder);
+			engine__report_ref(engine, lt->object, kind, r, holder, uncertain);
 		}
 	}
 	for (u32 i = 0; i < lt->unknown; i++) {
-		kind = scanned_refs__next(sr, &uncertain);
-		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, sr->holder,
-				   uncertain);
+		kind = scanned_refs__next(sr, &uncertain, &holder);
+		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, holder, uncertain);
 	}
 }
 
@@ -1151,6 +1200,11 @@ static void engine__scanned_refs(const struct refcnt_engine *engine,
 	if (res && res->signal)
 		words = data;
 	sr->leaked = count > words ? count - words : 0;
+	/* of those, the references that leaked memory holds: a consequence */
+	if (so->holder) {
+		sr->held = min_t(u32, sr->leaked, so->held_words);
+		sr->holder = so->holder;
+	}
 	/* those that the stack's words alone account for */
 	sr->doubtful = min(count, words) - min(count, data);
 }

@@ -33,8 +33,11 @@
  * outstanding reference taken in the put's calling function, or in a call
  * made from it (the put's @caller found in the reference's @caller or @up
  * frames, closest first, a birth before a get: GNOME Camel's "same caller
- * frames" rule), then the most recent one taken by the same thread, then the
- * most recent one; the pair's confidence says which rule decided. The last
+ * frames" rule), then one taken by the function whose references the put's
+ * function released most often where it had one choice (the recording's
+ * exact pairs, pair_model.h), then the most recent one taken by the same
+ * thread, then the most recent one; the pair's confidence says which rule
+ * decided. The last
  * two rules pass over a reference that a function still running above the
  * put took (it releases its own: a put in its callees releases another),
  * and, while there is another, over the second of two references one call
@@ -129,6 +132,9 @@ struct refcnt_ref {
 enum refcnt_confidence {
 	REFCNT_PAIR__EXACT,		/* only one reference could be released */
 	REFCNT_PAIR__SAME_CALLER,	/* taken in the put's calling function */
+	REFCNT_PAIR__LEARNT,		/* by a function whose references the
+					 * put's released where it had one choice
+					 */
 	REFCNT_PAIR__SAME_THREAD,	/* most recent taken by the put's thread */
 	REFCNT_PAIR__MOST_RECENT,	/* most recent outstanding reference */
 	REFCNT_PAIR__NONE,		/* nothing to pair with */
@@ -255,6 +261,7 @@ struct refcnt_engine_stats {
 	u64	missed_dies;	/* lifetimes ended by a new one at their
 				 * address, their dies not seen
 				 */
+	u64	model_full;	/* exact pairs the pairs model had no memory for */
 	u64	duplicates;	/* events seen twice (same time, thread, op
 				 * and site on one object), ignored
 				 */

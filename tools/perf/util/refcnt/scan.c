@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -995,10 +996,36 @@ static void scanner__indirect(struct scanner *s, const struct block *b)
 }
 
 /*
+ * A word that points to block @b's start: one more pointer to its objects,
+ * from reachable memory, or from the leaked object @from's.
+ */
+static void scanner__count_word(struct scanner *s, const struct block *b,
+				const struct refcnt_scan_object *from)
+{
+	for (u32 o = 0; o < b->nr_objects; o++) {
+		struct refcnt_scan_object *obj = &s->objects[b->first_object - 1 + o];
+
+		if (!from) {
+			obj->words++;
+			obj->stack_words += s->reach == REFCNT_SCAN_REACH__STACK;
+			continue;
+		}
+		if (obj == from)
+			continue;
+		if (obj->held_words < UINT16_MAX)
+			obj->held_words++;
+		if (!obj->holder)
+			obj->holder = from->addr;
+	}
+}
+
+/*
  * Every aligned word of [@data, @data + @len): a pointer into a block
  * reaches it; one to an object's start is counted when @count. From an
  * unreachable object (@from), the unreachable blocks it reaches are held
- * by it.
+ * by it, and the words to an object's start are its (held_words), in
+ * reachable blocks too: a leaked thread's pointer to a dso that the dsos
+ * list keeps holds one of the dso's references.
  */
 static void scanner__scan(struct scanner *s, const u8 *data, u64 len, bool count,
 			  const struct refcnt_scan_object *from)
@@ -1014,15 +1041,8 @@ static void scanner__scan(struct scanner *s, const u8 *data, u64 len, bool count
 		 */
 		if (!b || b->free || w >= b->end - 8)
 			continue;
-		if (count && w == b->addr) {
-			for (u32 o = 0; o < b->nr_objects; o++) {
-				struct refcnt_scan_object *obj;
-
-				obj = &s->objects[b->first_object - 1 + o];
-				obj->words++;
-				obj->stack_words += s->reach == REFCNT_SCAN_REACH__STACK;
-			}
-		}
+		if (w == b->addr && (count || from))
+			scanner__count_word(s, b, from);
 		if (from) {
 			/* the pass from an unreachable object: what it holds */
 			if (b->reached || b->visited)

@@ -74,12 +74,19 @@ enum refcnt_scan_reach {
 /* One object found, as stored in the recording. */
 struct refcnt_scan_object {
 	u64	addr;
-	u64	holder;		/* unreachable: the leaked object that reaches it, or 0 */
+	/*
+	 * the leaked object that reaches it first, or 0: unreachable, it is
+	 * held by that leak; reachable, that leak holds some of its
+	 * references (@held_words)
+	 */
+	u64	holder;
 	s32	refcnt;		/* its refcount, as read */
 	u32	words;		/* words of reachable memory that point to it */
 	u8	type;		/* index in refcnt_type_specs */
 	u8	reachable;	/* enum refcnt_scan_reach */
-	u8	pad[2];
+	u16	held_words;	/* words of leaked memory that point to it
+				 * (saturated; 0 in a recording made before)
+				 */
 	u32	stack_words;	/* of @words, those in the stack or registers */
 };
 

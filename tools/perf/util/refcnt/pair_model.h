@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_PAIR_MODEL_H
+#define __PERF_REFCNT_PAIR_MODEL_H
+
+/*
+ * What a recording's unambiguous pairs teach about its ambiguous ones.
+ *
+ * A put that finds one reference outstanding releases that one: the pair
+ * is exact whatever the code. Counted per type, by the function that took
+ * the reference and the function that put it, those pairs say which
+ * functions' references a put function releases (__maps__remove() the
+ * reference __maps__insert() took, map_symbol__exit() that of add_child()
+ * or of merge_chain_branch(), each as often as it did). Where several
+ * references are outstanding, the pairing engine asks the model before it
+ * falls back to recency: a lookup's reference that its caller never put
+ * is then left outstanding, not the older reference that a container's
+ * remove releases.
+ *
+ * The model learns while the replay goes: a put is decided by the exact
+ * pairs seen before it. Its memory grows with the number of distinct put
+ * functions, at most REFCNT_PAIR_MODEL_WAYS get functions each.
+ */
+
+#include <linux/types.h>
+
+#define REFCNT_PAIR_MODEL_WAYS	8	/* get functions kept per put function */
+
+struct refcnt_pair_model;
+
+struct refcnt_pair_model *refcnt_pair_model__new(void);
+void refcnt_pair_model__delete(struct refcnt_pair_model *model);
+
+/* A put in @put_fn released the only reference, which @get_fn took. */
+int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_fn,
+			     u64 put_fn);
+
+/*
+ * The functions whose references a put in @put_fn released, in @get_fns,
+ * most often first, with how often in @counts (both @max long): how many.
+ */
+int refcnt_pair_model__releases(const struct refcnt_pair_model *model, u8 type, u64 put_fn,
+				u64 *get_fns, u32 *counts, int max);
+
+#endif /* __PERF_REFCNT_PAIR_MODEL_H */
