@@ -59,7 +59,8 @@ run: build
 # too: a gate against regressions. make accuracy runs them all, and says
 # how many of each set pass (README: what the others need).
 CHECK_ACCURACY_VARIANTS := 01-kernel-maps-extra-get 07-libperf-cpu-map-extra-get \
-			   09-map-new-nsinfo-extra-get
+			   09-map-new-nsinfo-extra-get 17-lookup-no-put-path-inject-vdso-nsinfo \
+			   27-cache-extra-ref-empty-cpu-map
 check: build perf-6.1 asan
 	@REFCNT_ACCURACY_VARIANTS="$(CHECK_ACCURACY_VARIANTS)" REFCNT_SURVEY_COMMANDS=check \
 		REFCNT_ACCURACY_TARGET=accuracy-asan scripts/run-tests.sh $(PERF)
