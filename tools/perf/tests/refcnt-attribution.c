@@ -96,21 +96,9 @@ int test__refcnt_attribution_held(struct test_suite *test __maybe_unused,
 		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(scanned) },
 		.objects = scanned,
 	};
-	struct refcnt_engine *engine;
 	struct collect c;
-	int err;
 
-	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
-		evs[i].space = 1;
-	engine = refcnt_engine__new(&stream__ops, &c);
-	TEST_ASSERT_VAL("engine", engine);
-	memset(&c, 0, sizeof(c));
-	err = stream__feed(engine, evs, ARRAY_SIZE(evs));
-	if (!err)
-		err = refcnt_engine__exit_scan(engine, 1, &scan);
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
-	TEST_ASSERT_EQUAL("feeding", err, 0);
+	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("held by B", c.findings[1].holder == OBJ_B &&
 			c.findings[2].holder == OBJ_B && !c.findings[3].holder);

@@ -1036,8 +1036,8 @@ int test__refcnt_pairing_thread_exit(struct test_suite *test __maybe_unused,
  * Feed @evs (each in the address space of its thread) to a new engine, give
  * it @scan of address space 1 and end the stream: @c gets the findings.
  */
-static int run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt_scan *scan,
-		       struct collect *c)
+int stream__run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt_scan *scan,
+			struct collect *c)
 {
 	struct refcnt_engine *engine;
 	int err;
@@ -1115,7 +1115,7 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 	};
 	struct collect c;
 
-	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
+	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("D held by C", c.findings[9].holder == OBJ_C);
 	return TEST_OK;
@@ -1154,7 +1154,7 @@ static int exit_scan_stack(u32 signal, u32 partial, const struct expect *exp, in
 	};
 	struct collect c;
 
-	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
+	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	return stream__check(&c, exp, nr_exp);
 }
 
@@ -1222,7 +1222,7 @@ int test__refcnt_pairing_implausible_live(struct test_suite *test __maybe_unused
 	};
 	struct collect c;
 
-	TEST_ASSERT_VAL("run", run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
+	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	/* A: two still referenced; C: its get and the one it had, leaked, uncertain */
 	TEST_ASSERT_EQUAL("findings", c.nr_findings, 4);
 	for (int i = 0; i < 2; i++) {

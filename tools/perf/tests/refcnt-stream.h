@@ -84,5 +84,11 @@ int stream__check(const struct collect *c, const struct expect *exp, int nr);
 int stream__run(const struct refcnt_event *evs, size_t nr, u64 follow, struct collect *c,
 		const struct expect *exp, int nr_exp, struct refcnt_engine_stats *stats);
 u64 stream__total(const struct refcnt_engine_stats *stats);
+/*
+ * Feed @evs (each in the address space of its thread) to a new engine, give
+ * it @scan of address space 1 and end the stream: @c gets the findings.
+ */
+int stream__run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt_scan *scan,
+			struct collect *c);
 
 #endif /* __PERF_TESTS_REFCNT_STREAM_H */
