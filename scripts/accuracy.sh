@@ -78,12 +78,12 @@ fi
 mkdir -p "$out"
 out=$(realpath "$out")
 
-# again FILE: with ACCURACY_REREPORT set, FILE is kept from the last run
+# again FILE: with ACCURACY_REREPORT=1, FILE is kept from the last run
 # (a recording, a sanitizer's log): reuse it. The recordings are then only
 # reported again, by PERF: what a change of the report does, in minutes.
 rereport=${ACCURACY_REREPORT:-}
 again() {
-	[ -n "$rereport" ] && [ -s "$1" ]
+	[ "$rereport" = 1 ] && [ -s "$1" ] && { [[ $1 != *.log ]] || [ -s "$1.status" ]; }
 }
 
 # header FIELD PATCH: the value of "FIELD: value" in the patch's header
@@ -105,7 +105,8 @@ if [ $# -eq 0 ]; then
 		[ -n "${ACCURACY_SET:-}" ] && [ "$(set_of "$v")" != "$ACCURACY_SET" ] && continue
 		variants+=("$v")
 	done
-	[ ${#variants[@]} -gt 0 ] || { echo "accuracy: no variant in set '$ACCURACY_SET'" >&2; exit 1; }
+	[ ${#variants[@]} -gt 0 ] ||
+		{ echo "accuracy: no variant in set '${ACCURACY_SET:-}'" >&2; exit 1; }
 else
 	for v in "$@"; do
 		[ -f "$v" ] || v=$variants_dir/${v%.patch}.patch
@@ -292,7 +293,9 @@ judge() {
 			[ "$type $func" = "$(header Sanitizer "$patch")" ] && ok=1
 			# a caller that never put a lookup's result: on its stack
 			also=$(awk -v also="$want_func" -f "$top/scripts/sanitizer-top.awk" \
-				"$out/$name/asan.log" | awk -v t="$want_type" '$2 == t { print $4 }')
+				"$out/$name/asan.log" | awk -v t="$want_type" \
+				-v k="$([ "$want_kind" = leak ] && echo leak || echo error)" \
+				'$2 == k && $3 == t { print $5 }')
 			if [ $ok -eq 0 ] && [ -n "$also" ]; then
 				ok=1
 				said="$said, $also with $want_func on the stack"
@@ -389,8 +392,9 @@ for patch in "${variants[@]}"; do
 	set_all[$set]=$((${set_all[$set]:-0} + 1))
 	[ "$result" != pass ] || set_pass[$set]=$((${set_pass[$set]:-0} + 1))
 done
-for set in "${!set_all[@]}"; do
-	echo "accuracy: $set: ${set_pass[$set]:-0} of ${set_all[$set]} variants pass"
+for set in tuned dev heldout; do
+	[ -z "${set_all[$set]:-}" ] ||
+		echo "accuracy: $set: ${set_pass[$set]:-0} of ${set_all[$set]} variants pass"
 done
 echo "accuracy: $pass passed, $failed failed, in $((SECONDS - start)) s"
 [ "$failed" -eq 0 ]

@@ -86,8 +86,9 @@ fi
 
 # seeded-bug perf builds (make accuracy): the top bug row names each bug
 if [ -z "$selftest" ] && [ -n "${REFCNT_ACCURACY_VARIANTS:-}" ]; then
+	# every variant built and recorded afresh, whatever the environment
 	step accuracy '^variant ' make -s -C "$root" "${REFCNT_ACCURACY_TARGET:-accuracy}" \
-		ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS"
+		ACCURACY_VARIANTS="$REFCNT_ACCURACY_VARIANTS" ACCURACY_REREPORT= ACCURACY_SET=
 fi
 
 # the shell tests run `perf` from PATH: make it the one under test

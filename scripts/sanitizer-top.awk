@@ -29,10 +29,11 @@
 # error, is "crash exit-N -", the run failed. A crash is never "nothing".
 # Ties between functions go to the first in the C locale's order.
 #
-# With -v also=FUNCTION, only "also type FUNCTION n" lines: how many
-# references of each type leaked (direct, else indirect) or were freed
-# twice or under a use with FUNCTION on the stack (a caller that never put
-# what a lookup returned is on the stack of the lookup's get).
+# With -v also=FUNCTION, only "also leak|error type FUNCTION n" lines: how
+# many references of each type leaked (direct, else indirect), or were
+# freed twice or under a use (error), with FUNCTION on the stack (a caller
+# that never put what a lookup returned is on the stack of the lookup's
+# get).
 
 function api(f) {
 	return f ~ /^(__interceptor_|__interceptor_trampoline_)/ ||
@@ -143,18 +144,18 @@ function end_stack() {
 }
 /^ *$/ { end_stack() }
 
-function print_also(counts,   t) {
+function print_also(kind, counts,   t) {
 	for (t in counts)
-		print "also", t, also, counts[t]
+		print "also", kind, t, also, counts[t]
 }
 
 END {
 	end_stack()
 	if (also != "") {
-		print_also(also_error)
-		print_also(also_leak)
+		print_also("error", also_error)
+		print_also("leak", also_leak)
 		if (!also_direct)
-			print_also(also_indirect)
+			print_also("leak", also_indirect)
 		exit
 	}
 	if (error_line != "") {

@@ -64,7 +64,8 @@ int test__refcnt_attribution_learnt(struct test_suite *test __maybe_unused,
  * leaked, unreachable at exit; A is reachable through one word of the
  * program's, but B's memory points to it twice. A's two references beyond
  * what reachable memory accounts for are held by B's leak, not leaks of
- * their own: the one leak is B's.
+ * their own: the one leak is B's. C, which B points to too, is accounted
+ * for by reachable memory: still referenced, held by no leak.
  */
 int test__refcnt_attribution_held(struct test_suite *test __maybe_unused,
 				  int subtest __maybe_unused)
@@ -76,15 +77,23 @@ int test__refcnt_attribution_held(struct test_suite *test __maybe_unused,
 		EV(20, BORN, OBJ_B, MAIN, 0x20, 1, 1),
 		EV(21, GET,  OBJ_B, X, 0x20, 1, 1),
 		EV(22, PUT,  OBJ_B, MAIN, 0x28, 1, 2),
+		EV(30, BORN, OBJ_C, MAIN, 0x30, 1, 1),
+		EV(31, GET,  OBJ_C, F, 0x30, 1, 1),
 	};
 	static struct refcnt_scan_object scanned[] = {
 		{ .addr = OBJ_A, .words = 1, .reachable = 1, .refcnt = 3,
 		  .holder = OBJ_B, .held_words = 2 },
 		{ .addr = OBJ_B, .refcnt = 1 },
+		{ .addr = OBJ_C, .words = 2, .reachable = 1, .refcnt = 2,
+		  .holder = OBJ_B, .held_words = 1 },
 	};
 	static const struct expect exp[] = {
 		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
 		  .site = FN_X + 0x20, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_C, .generation = 1,
+		  .site = FN_F + 0x30, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_C, .generation = 1,
+		  .site = FN_MAIN + 0x30, .op = REFCNT_OP__BORN },
 		{ .kind = REFCNT_FINDING__HELD_BY_LEAK, .obj = OBJ_A, .generation = 1,
 		  .site = FN_F + 0x10, .op = REFCNT_OP__GET },
 		{ .kind = REFCNT_FINDING__HELD_BY_LEAK, .obj = OBJ_A, .generation = 1,
@@ -100,7 +109,8 @@ int test__refcnt_attribution_held(struct test_suite *test __maybe_unused,
 
 	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
-	TEST_ASSERT_VAL("held by B", c.findings[1].holder == OBJ_B &&
-			c.findings[2].holder == OBJ_B && !c.findings[3].holder);
+	TEST_ASSERT_VAL("held by B", !c.findings[1].holder && !c.findings[2].holder &&
+			c.findings[3].holder == OBJ_B && c.findings[4].holder == OBJ_B &&
+			!c.findings[5].holder);
 	return TEST_OK;
 }

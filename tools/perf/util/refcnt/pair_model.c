@@ -64,7 +64,15 @@ static void pair_row__add(struct pair_row *row, u64 get_fn)
 	for (i = 0; i < row->nr && row->get_fn[i] != get_fn; i++)
 		;
 	if (i == row->nr) {
-		/* a new one takes the place of the rarest when the row is full */
+		/*
+		 * A full row: a new one takes the place of the rarest only
+		 * once that has worn down to one (Misra-Gries): a one-off
+		 * never evicts what was seen often
+		 */
+		if (row->nr == REFCNT_PAIR_MODEL_WAYS && row->count[row->nr - 1] > 1) {
+			row->count[row->nr - 1]--;
+			return;
+		}
 		if (row->nr < REFCNT_PAIR_MODEL_WAYS)
 			row->nr++;
 		i = row->nr - 1;

@@ -81,6 +81,11 @@ struct refcnt_lifetime {
 	 */
 	struct refcnt_ref	last;
 	bool			last_own;
+	/*
+	 * a put was paired by a guess, or the count resynced to the live
+	 * refcount: a later put with one choice left is no exact pair
+	 */
+	bool			guessed;
 };
 
 struct refcnt_object {
@@ -544,6 +549,7 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 
 	if (ev->live > count) {
 		lifetime__add_unknown(lt, ev, ev->live - count);
+		lt->guessed = true;
 		return;
 	}
 	drop = count - ev->live;
@@ -553,8 +559,10 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 		lt->unknown -= n;
 		drop -= n;
 	}
-	if (drop)
+	if (drop) {
 		refcnt_refset__drop_oldest(&lt->refs, drop);
+		lt->guessed = true;
+	}
 }
 
 static bool ref__not_twin(const struct refcnt_ref *ref, const void *arg __maybe_unused)
@@ -733,12 +741,18 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 		} else {
 			step->paired = *refcnt_refset__at(&lt->refs, pick);
 			refcnt_refset__remove(&lt->refs, pick);
-			/* no choice: what the recording teaches about the others */
-			if (step->confidence == REFCNT_PAIR__EXACT &&
+			/*
+			 * no choice, and none guessed before: what the
+			 * recording teaches about the others
+			 */
+			if (step->confidence == REFCNT_PAIR__EXACT && !lt->guessed &&
+			    !object__uncertain(engine, object) &&
 			    refcnt_pair_model__learn(engine->model, ev->type, step->paired.caller,
 						     ev->caller))
 				engine->stats.model_full++;
 		}
+		if (step->confidence > REFCNT_PAIR__SAME_CALLER)
+			lt->guessed = true;
 	}
 
 	/*
@@ -1114,9 +1128,8 @@ struct scanned_refs {
 	u32	held;		/* of those, the last: leaked memory accounts for them */
 	u32	doubtful;	/* the next: leaks only the stack or registers may account for */
 	bool	uncertain;	/* the scan was partial: every leak it tells is */
-	u64	holder;		/* unreachable, reached from this leaked object; or
-				 * reachable, the leaked object that holds @held
-				 */
+	bool	all_held;	/* unreachable, reached from the leaked @holder */
+	u64	holder;		/* the leaked object that holds them (all, or @held) */
 	u32	told;
 };
 
@@ -1128,7 +1141,7 @@ static enum refcnt_finding_kind scanned_refs__next(struct scanned_refs *sr, bool
 
 	*uncertain = sr->uncertain;
 	*holder = sr->holder;
-	if (sr->holder && !sr->held)
+	if (sr->all_held)
 		return REFCNT_FINDING__HELD_BY_LEAK;
 	*holder = 0;
 	if (n < sr->leaked - sr->held)
@@ -1194,6 +1207,7 @@ static void engine__scanned_refs(const struct refcnt_engine *engine,
 	sr->uncertain = res && res->partial;
 	if (!so->reachable) {
 		sr->holder = so->holder;
+		sr->all_held = so->holder != 0;
 		sr->leaked = count;
 		return;
 	}
@@ -1201,10 +1215,9 @@ static void engine__scanned_refs(const struct refcnt_engine *engine,
 		words = data;
 	sr->leaked = count > words ? count - words : 0;
 	/* of those, the references that leaked memory holds: a consequence */
-	if (so->holder) {
-		sr->held = min_t(u32, sr->leaked, so->held_words);
+	sr->held = min_t(u32, sr->leaked, so->held_words);
+	if (sr->held)
 		sr->holder = so->holder;
-	}
 	/* those that the stack's words alone account for */
 	sr->doubtful = min(count, words) - min(count, data);
 }

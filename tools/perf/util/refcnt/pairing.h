@@ -261,7 +261,7 @@ struct refcnt_engine_stats {
 	u64	missed_dies;	/* lifetimes ended by a new one at their
 				 * address, their dies not seen
 				 */
-	u64	model_full;	/* exact pairs the pairs model had no memory for */
+	u64	model_full;	/* exact pairs the pairs model could not allocate for */
 	u64	duplicates;	/* events seen twice (same time, thread, op
 				 * and site on one object), ignored
 				 */
