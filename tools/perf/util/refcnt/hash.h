@@ -24,6 +24,15 @@ static inline bool refcnt_addr__equal(long a, long b, void *ctx __maybe_unused)
 	return a == b;
 }
 
+/*
+ * A key of an address and a type: addresses are user addresses, so the
+ * type goes in the top byte (the scan's objects, the pairs model's rows).
+ */
+static inline long refcnt_type_addr__key(u64 addr, u8 type)
+{
+	return (long)(addr ^ ((u64)type << 56));
+}
+
 struct refcnt_space_addr {
 	u64	space;		/* as in struct refcnt_event */
 	u64	addr;

@@ -23,12 +23,6 @@ struct refcnt_pair_model {
 	struct hashmap	*rows;		/* type and put function -> struct pair_row */
 };
 
-/* Function keys are user addresses: the type goes in the top byte. */
-static long pair_model__key(u8 type, u64 put_fn)
-{
-	return (long)(put_fn ^ ((u64)type << 56));
-}
-
 struct refcnt_pair_model *refcnt_pair_model__new(void)
 {
 	struct refcnt_pair_model *model = zalloc(sizeof(*model));
@@ -94,7 +88,7 @@ static void pair_row__add(struct pair_row *row, u64 get_fn)
 int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_fn,
 			     u64 put_fn)
 {
-	long key = pair_model__key(type, put_fn);
+	long key = refcnt_type_addr__key(put_fn, type);
 	struct pair_row *row;
 
 	if (!get_fn || !put_fn)
@@ -113,16 +107,14 @@ int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_f
 }
 
 int refcnt_pair_model__releases(const struct refcnt_pair_model *model, u8 type, u64 put_fn,
-				u64 *get_fns, u32 *counts, int max)
+				u64 *get_fns, int max)
 {
 	struct pair_row *row;
 	int nr = 0;
 
-	if (!put_fn || !hashmap__find(model->rows, pair_model__key(type, put_fn), &row))
+	if (!put_fn || !hashmap__find(model->rows, refcnt_type_addr__key(put_fn, type), &row))
 		return 0;
-	for (u32 i = 0; i < row->nr && nr < max; i++, nr++) {
+	for (u32 i = 0; i < row->nr && nr < max; i++, nr++)
 		get_fns[nr] = row->get_fn[i];
-		counts[nr] = row->count[i];
-	}
 	return nr;
 }

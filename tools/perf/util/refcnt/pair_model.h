@@ -35,10 +35,10 @@ int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_f
 			     u64 put_fn);
 
 /*
- * The functions whose references a put in @put_fn released, in @get_fns,
- * most often first, with how often in @counts (both @max long): how many.
+ * The functions whose references a put in @put_fn released, in @get_fns
+ * (@max long), most often first: how many.
  */
 int refcnt_pair_model__releases(const struct refcnt_pair_model *model, u8 type, u64 put_fn,
-				u64 *get_fns, u32 *counts, int max);
+				u64 *get_fns, int max);
 
 #endif /* __PERF_REFCNT_PAIR_MODEL_H */

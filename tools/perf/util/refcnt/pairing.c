@@ -658,8 +658,7 @@ static bool lifetime__pick_learnt(struct refcnt_lifetime *lt, const struct refcn
 				  const struct refcnt_event *ev, u32 *pick)
 {
 	u64 get_fns[REFCNT_PAIR_MODEL_WAYS];
-	u32 counts[REFCNT_PAIR_MODEL_WAYS];
-	int nr = refcnt_pair_model__releases(model, ev->type, ev->caller, get_fns, counts,
+	int nr = refcnt_pair_model__releases(model, ev->type, ev->caller, get_fns,
 					     REFCNT_PAIR_MODEL_WAYS);
 	struct keep_arg arg = { .ev = ev, .keep = 0 };
 
@@ -1034,11 +1033,6 @@ void refcnt_engine__missed(struct refcnt_engine *engine, u64 time __maybe_unused
 }
 
 /* A block may look like objects of several types: one entry each. */
-static long scan__key(u64 addr, u8 type)
-{
-	return (long)(addr ^ ((u64)type << 56));
-}
-
 int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 			     const struct refcnt_scan *scan)
 {
@@ -1057,7 +1051,8 @@ int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 
 		if (so->type >= REFCNT_TYPE__MAX_NR)
 			continue;	/* a damaged recording's */
-		err = hashmap__set(engine->scan, scan__key(so->addr, so->type), so, NULL, NULL);
+		err = hashmap__set(engine->scan, refcnt_type_addr__key(so->addr, so->type), so,
+				   NULL, NULL);
 		if (err)
 			return err;
 	}
@@ -1068,10 +1063,11 @@ int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 static const struct refcnt_scan_object *
 engine__scanned(const struct refcnt_engine *engine, const struct refcnt_object *object)
 {
+	long key = refcnt_type_addr__key(object->key.addr, object->type);
 	const struct refcnt_scan_object *so;
 
 	if (!engine->scan || object->key.space != engine->scan_space ||
-	    !hashmap__find(engine->scan, scan__key(object->key.addr, object->type), &so))
+	    !hashmap__find(engine->scan, key, &so))
 		return NULL;
 	return so;
 }
