@@ -11,6 +11,8 @@
 #include "debug.h"
 #include "refcnt-tests.h"
 #include "refcnt-stream.h"
+#include "util/refcnt/findings.h"
+#include "util/refcnt/handoff.h"
 
 /*
  * A container's remove releases the reference its insert took, and a
@@ -112,5 +114,127 @@ int test__refcnt_attribution_held(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("held by B", !c.findings[1].holder && !c.findings[2].holder &&
 			c.findings[3].holder == OBJ_B && c.findings[4].holder == OBJ_B &&
 			!c.findings[5].holder);
+	return TEST_OK;
+}
+
+/*
+ * The put that releases nothing: of an object's puts, one too many
+ * released no reference; a remove (P) releases what an insert (G) took
+ * on every object, and B, which died clean, shows it. X's put released no
+ * reference of its own function either, and no clean lifetime saw X do
+ * that: A's over-release and D's double put are X's, not P's, although P's
+ * put came first (the first put not its own, which is what is left when
+ * every such put is known from clean lifetimes).
+ */
+int test__refcnt_attribution_releases_nothing(struct test_suite *test __maybe_unused,
+					      int subtest __maybe_unused)
+{
+	static const struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_B, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_B, G, 0x10, 1, 1),
+		EV(12, PUT,  OBJ_B, MAIN, 0x20, 1, 2),
+		EV(13, PUT,  OBJ_B, P, 0x10, 1, 1),
+		EV(14, DIES, OBJ_B, P, 0x10, 1, 0),
+		EV(20, BORN, OBJ_A, MAIN, 0x30, 1, 1),
+		EV(21, GET,  OBJ_A, G, 0x10, 1, 1),
+		EV(22, GET,  OBJ_A, G, 0x10, 1, 2),
+		EV(23, PUT,  OBJ_A, P, 0x10, 1, 3),
+		EV(24, PUT,  OBJ_A, X, 0x10, 1, 2),
+		EV(25, PUT,  OBJ_A, MAIN, 0x40, 1, 1),
+		EV(26, PUT,  OBJ_A, P, 0x10, 1, 0),
+		EV(30, BORN, OBJ_D, MAIN, 0x50, 1, 1),
+		EV(31, GET,  OBJ_D, G, 0x10, 1, 1),
+		EV(32, GET,  OBJ_D, G, 0x10, 1, 2),
+		EV(33, PUT,  OBJ_D, P, 0x10, 1, 3),
+		EV(34, PUT,  OBJ_D, X, 0x10, 1, 2),
+		EV(35, PUT,  OBJ_D, MAIN, 0x60, 1, 1),
+		EV(36, DIES, OBJ_D, MAIN, 0x60, 1, 0),
+		EV(37, PUT,  OBJ_D, P, 0x10, 1, 0),
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__OVER_RELEASE, .obj = OBJ_A, .generation = 1,
+		  .site = FN_P + 0x10, .op = REFCNT_OP__PUT, .culprit = FN_X + 0x10 },
+		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_D, .generation = 1,
+		  .site = FN_P + 0x10, .op = REFCNT_OP__PUT, .other = FN_MAIN + 0x60,
+		  .culprit = FN_X + 0x10 },
+	};
+	struct refcnt_engine_stats stats;
+	struct collect c;
+
+	TEST_ASSERT_VAL("findings", stream__run(evs, ARRAY_SIZE(evs), 0, &c, exp,
+						ARRAY_SIZE(exp), &stats) == TEST_OK);
+	TEST_ASSERT_VAL("why", c.findings[0].why == REFCNT_WHY__RELEASES_NOTHING &&
+			c.findings[1].why == REFCNT_WHY__RELEASES_NOTHING);
+	TEST_ASSERT_VAL("why name",
+			!strcmp(refcnt_site_why__name(REFCNT_WHY__RELEASES_NOTHING),
+				"releases nothing"));
+	return TEST_OK;
+}
+
+/*
+ * A caller that never puts a lookup's result: F looks an object up for X
+ * (F returns the type: DWARF says it hands it on), and X neither returns
+ * it nor puts it. The leak is X's, named at its call of F; the finding's
+ * ref stays the lookup's get. Of two references one call took (a cached
+ * lookup's extra get, on B), the second is the lookup's own: no owner.
+ */
+int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
+				   int subtest __maybe_unused)
+{
+	/* the frames above F's get: X (hands nothing on), MAIN */
+	static const u64 fns[] = { FN_X, FN_MAIN };
+	static const u8 hands_none[] = { 0, 0 }, hands_all[] = { 0xff, 0xff };
+	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	const u32 map = 1U << type;
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, F, 0x10, 1, 1),
+		EV(12, PUT,  OBJ_A, MAIN, 0x18, 1, 2),
+		EV(20, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(21, GET,  OBJ_B, F, 0x20, 1, 1),
+		EV(22, GET,  OBJ_B, F, 0x28, 1, 2),
+		EV(23, PUT,  OBJ_B, X, 0x50, 1, 3),
+		EV(24, PUT,  OBJ_B, MAIN, 0x28, 1, 2),
+	};
+	struct refcnt_engine *engine;
+	struct collect c;
+	u32 frame;
+
+	frame = refcnt_handoff__owner(type, map, fns, hands_none, ARRAY_SIZE(fns));
+	TEST_ASSERT_EQUAL("X owns what F hands on", (int)frame, 1);
+	TEST_ASSERT_EQUAL("F owns what it hands nobody",
+			  (int)refcnt_handoff__owner(type, 0, fns, hands_none, 2), 0);
+	TEST_ASSERT_EQUAL("no owner known when all hand it on",
+			  (int)refcnt_handoff__owner(type, map, fns, hands_all, 2), 0);
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = type;
+		if (evs[i].op == REFCNT_OP__GET) {
+			evs[i].owner = fns[frame - 1];
+			evs[i].owner_site = fns[frame - 1] + 0x40;
+		}
+	}
+	memset(&c, 0, sizeof(c));
+	engine = refcnt_engine__new(&stream__ops, &c);
+	TEST_ASSERT_VAL("engine", engine);
+	TEST_ASSERT_VAL("feed", !stream__feed(engine, evs, ARRAY_SIZE(evs)));
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+
+	TEST_ASSERT_EQUAL("leaks", c.nr_findings, 2);
+	TEST_ASSERT_VAL("A leaks", c.findings[0].kind == REFCNT_FINDING__LEAK &&
+			c.findings[0].obj == OBJ_A &&
+			stream__ref_is(&c.findings[0].ref, FN_F + 0x10));
+	TEST_ASSERT_VAL("named at its owner", c.findings[0].has_culprit &&
+			c.findings[0].why == REFCNT_WHY__OWNER &&
+			c.findings[0].culprit.site == FN_X + 0x40 &&
+			c.findings[0].culprit.caller == FN_X);
+	TEST_ASSERT_VAL("shown at its owner",
+			refcnt_finding__site(&c.findings[0])->site == FN_X + 0x40);
+	TEST_ASSERT_VAL("B's second reference of one call", c.findings[1].obj == OBJ_B &&
+			c.findings[1].kind == REFCNT_FINDING__LEAK &&
+			stream__ref_is(&c.findings[1].ref, FN_F + 0x28) &&
+			c.findings[1].why == REFCNT_WHY__ONE_CALL_TWO &&
+			!c.findings[1].has_culprit);
 	return TEST_OK;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/err.h>
+#include <linux/kernel.h>
 #include <linux/perf_event.h>
 #include <linux/string.h>
 #include <linux/zalloc.h>
@@ -22,7 +23,9 @@
 #include "../sample.h"
 #include "../symbol.h"
 #include "../thread.h"
+#include "../dso.h"
 #include "decode.h"
+#include "handoff.h"
 #include "hash.h"
 #include "spec.h"
 #include "symbolize.h"
@@ -55,6 +58,9 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 	d->execs = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(d->execs))
 		return PTR_ERR(d->execs);
+	d->handoffs = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(d->handoffs))
+		return PTR_ERR(d->handoffs);
 
 	evlist__for_each_entry(evlist, evsel) {
 		const char *name = strchr(evsel__name(evsel), ':');
@@ -132,6 +138,19 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 	if (!IS_ERR_OR_NULL(d->execs))
 		hashmap__free(d->execs);
 	d->execs = NULL;
+	if (!IS_ERR_OR_NULL(d->handoffs)) {
+		struct hashmap_entry *cur;
+		size_t bkt;
+
+		hashmap__for_each_entry(d->handoffs, cur, bkt) {
+			struct dso *dso = (void *)cur->key;
+
+			refcnt_handoff__delete(cur->pvalue);
+			dso__put(dso);
+		}
+		hashmap__free(d->handoffs);
+	}
+	d->handoffs = NULL;
 }
 
 u64 refcnt_decoder__space(const struct refcnt_decoder *d, u32 pid)
@@ -151,40 +170,80 @@ int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid)
 	return hashmap__set(d->execs, pid, execs + 1, NULL, NULL);
 }
 
+/* The function of a call site, as the pairing engine knows it. */
+struct refcnt_caller {
+	struct refcnt_space_addr site;	/* first: the hashmap's key */
+	u64	key;			/* its start, 0 if unknown */
+	u8	handoff;		/* the types it hands its caller */
+};
+
+/* The types the function at @start of @dso hands its caller (handoff.h). */
+static u8 decoder__handoff(struct refcnt_decoder *d, struct dso *dso, u64 start)
+{
+	struct refcnt_handoff *h;
+
+	if (!hashmap__find(d->handoffs, (long)dso, &h)) {
+		/* read once per binary; NULL (no DWARF) is kept too */
+		struct dso *held = dso__get(dso);
+
+		h = refcnt_handoff__new(dso__long_name(dso));
+		if (hashmap__add(d->handoffs, (long)held, h)) {
+			dso__put(held);
+			refcnt_handoff__delete(h);
+			return 0;
+		}
+	}
+	return refcnt_handoff__types(h, start);
+}
+
 /*
  * The pairing engine's caller key of a call site: the function holding it,
  * looked up once per site of an address space (another image may hold
- * another function at the same address), while its maps are current.
+ * another function at the same address), while its maps are current; and
+ * the types that function hands its caller, in @handoff if not NULL.
  */
 static u64 decoder__caller(struct refcnt_decoder *d, struct perf_sample *sample,
-			   u64 space, u64 site, bool return_address)
+			   u64 space, u64 site, bool return_address, u8 *handoff)
 {
-	struct refcnt_space_addr lookup = { .space = space, .addr = site }, *k;
+	struct refcnt_space_addr lookup = { .space = space, .addr = site };
+	struct refcnt_caller *c = NULL;
 	struct addr_location al;
 	struct thread *thread;
-	long key = 0;
+	u64 key = 0;
+	u8 types = 0;
 
+	if (handoff)
+		*handoff = 0;
 	if (!site)
 		return 0;
-	if (hashmap__find(d->callers, &lookup, &key))
-		return key;
+	if (hashmap__find(d->callers, &lookup, &c)) {
+		if (handoff)
+			*handoff = c->handoff;
+		return c->key;
+	}
 
 	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
 	if (thread) {
 		addr_location__init(&al);
 		if (thread__find_symbol(thread, PERF_RECORD_MISC_USER,
 					refcnt_sym__lookup_addr(site, return_address), &al) &&
-		    al.map)
+		    al.map) {
 			key = map__unmap_ip(al.map, al.sym->start);
+			types = decoder__handoff(d, map__dso(al.map), al.sym->start);
+		}
 		addr_location__exit(&al);
 		thread__put(thread);
 	}
-	k = malloc(sizeof(*k));
-	if (k) {
-		*k = lookup;
-		if (hashmap__add(d->callers, k, key))
-			free(k);
+	c = malloc(sizeof(*c));
+	if (c) {
+		c->site = lookup;
+		c->key = key;
+		c->handoff = types;
+		if (hashmap__add(d->callers, &c->site, c))
+			free(c);
 	}
+	if (handoff)
+		*handoff = types;
 	return key;
 }
 
@@ -218,7 +277,8 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
 		const u64 *above = stack->ips + site_frame + 1;
 
 		for (u32 i = 0; i < REFCNT_ABOVE_FRAMES && site_frame + 1 + i < stack->nr; i++) {
-			up->up[i] = decoder__caller(d, sample, ev->space, above[i], true);
+			up->up[i] = decoder__caller(d, sample, ev->space, above[i], true,
+						    &up->handoff[i]);
 			up->nr = i + 1;
 		}
 		up->known = true;
@@ -226,6 +286,32 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
 	memcpy(ev->up, up->up, sizeof(ev->up));
 	ev->above = up->up;
 	ev->nr_above = up->nr;
+}
+
+/*
+ * Who owns the reference a birth or a get takes: the first function from
+ * the site up that does not hand the type to its caller (@handoff: what
+ * the site's own function hands on), and the return address in its frame.
+ * Left 0 when it is the site's own function, or not known.
+ */
+static void decoder__owner(struct refcnt_decoder *d, struct refcnt_event *ev, u8 handoff,
+			   u32 site_frame)
+{
+	const struct refcnt_stack *stack = refcnt_stacks__get(&d->stacks, ev->stack);
+	const struct refcnt_stack_up *up;
+	u32 nr, frame;
+
+	if (!stack || ev->stack > d->nr_ups || stack->nr <= site_frame + 1)
+		return;
+	up = &d->ups[ev->stack - 1];
+	if (!up->known)
+		return;
+	nr = min_t(u32, up->nr, stack->nr - site_frame - 1);
+	frame = refcnt_handoff__owner(ev->type, handoff, up->up, up->handoff, nr);
+	if (frame) {
+		ev->owner = up->up[frame - 1];
+		ev->owner_site = stack->ips[site_frame + frame];
+	}
 }
 
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, u64 space)
@@ -255,6 +341,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 {
 	struct refcnt_evsel *re = evsel->priv;
 	bool return_address = true;
+	u8 handoff;
 
 	if (!re)
 		return 1;
@@ -298,8 +385,10 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		ev->site = sample->ip;
 		return_address = false;
 	}
-	ev->caller = decoder__caller(d, sample, ev->space, ev->site, return_address);
+	ev->caller = decoder__caller(d, sample, ev->space, ev->site, return_address, &handoff);
 	ev->stack = decoder__stack(d, sample, ev->space);
 	decoder__up(d, sample, ev, re->site ? 1 : 0);
+	if (ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET)
+		decoder__owner(d, ev, handoff, re->site ? 1 : 0);
 	return 0;
 }

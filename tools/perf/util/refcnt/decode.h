@@ -24,6 +24,7 @@ struct refcnt_stack_up {
 	bool	known;
 	u8	nr;		/* frames in @up */
 	u64	up[REFCNT_ABOVE_FRAMES];
+	u8	handoff[REFCNT_ABOVE_FRAMES];	/* types each hands on (handoff.h) */
 };
 
 /* An inlined get or put that was probed without its object. */
@@ -38,8 +39,10 @@ struct refcnt_uncovered {
 
 struct refcnt_decoder {
 	struct refcnt_stacks	stacks;
-	/* struct refcnt_space_addr * of a site -> its caller key */
+	/* struct refcnt_space_addr * of a site -> struct refcnt_caller */
 	struct hashmap		*callers;
+	/* struct dso * -> struct refcnt_handoff * of its DWARF (NULL: none) */
+	struct hashmap		*handoffs;
 	struct hashmap		*execs;		/* pid -> its execs seen */
 	/* per stack id - 1: the caller keys of the frames above the site */
 	struct refcnt_stack_up	*ups;

@@ -160,7 +160,8 @@ bool refcnt_finding__is_bug(enum refcnt_finding_kind kind)
 const struct refcnt_ref *refcnt_finding__site(const struct refcnt_finding *finding)
 {
 	if ((finding->kind == REFCNT_FINDING__OVER_RELEASE ||
-	     finding->kind == REFCNT_FINDING__DOUBLE_PUT) && finding->has_culprit)
+	     finding->kind == REFCNT_FINDING__DOUBLE_PUT ||
+	     finding->kind == REFCNT_FINDING__LEAK) && finding->has_culprit)
 		return &finding->culprit;
 	return &finding->ref;
 }

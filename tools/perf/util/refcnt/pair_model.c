@@ -21,6 +21,7 @@ struct pair_row {
 
 struct refcnt_pair_model {
 	struct hashmap	*rows;		/* type and put function -> struct pair_row */
+	struct hashmap	*clean;		/* type and put function -> lifetimes */
 };
 
 struct refcnt_pair_model *refcnt_pair_model__new(void)
@@ -30,7 +31,12 @@ struct refcnt_pair_model *refcnt_pair_model__new(void)
 	if (!model)
 		return NULL;
 	model->rows = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
-	if (IS_ERR(model->rows)) {
+	model->clean = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(model->rows) || IS_ERR(model->clean)) {
+		if (!IS_ERR(model->rows))
+			hashmap__free(model->rows);
+		if (!IS_ERR(model->clean))
+			hashmap__free(model->clean);
 		free(model);
 		return NULL;
 	}
@@ -47,6 +53,7 @@ void refcnt_pair_model__delete(struct refcnt_pair_model *model)
 	hashmap__for_each_entry(model->rows, cur, bkt)
 		free(cur->pvalue);
 	hashmap__free(model->rows);
+	hashmap__free(model->clean);
 	free(model);
 }
 
@@ -117,4 +124,27 @@ int refcnt_pair_model__releases(const struct refcnt_pair_model *model, u8 type, 
 	for (u32 i = 0; i < row->nr && nr < max; i++, nr++)
 		get_fns[nr] = row->get_fn[i];
 	return nr;
+}
+
+int refcnt_pair_model__clean_release(struct refcnt_pair_model *model, u8 type, u64 put_fn,
+				     int delta)
+{
+	long key = refcnt_type_addr__key(put_fn, type), count = 0;
+
+	if (!put_fn)
+		return 0;
+	hashmap__find(model->clean, key, &count);
+	count += delta;
+	if (count < 0)
+		count = 0;
+	return hashmap__set(model->clean, key, count, NULL, NULL);
+}
+
+long refcnt_pair_model__clean_releases(const struct refcnt_pair_model *model, u8 type,
+				       u64 put_fn)
+{
+	long count = 0;
+
+	hashmap__find(model->clean, refcnt_type_addr__key(put_fn, type), &count);
+	return count;
 }

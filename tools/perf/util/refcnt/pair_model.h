@@ -18,7 +18,8 @@
  *
  * The model learns while the replay goes: a put is decided by the exact
  * pairs seen before it. Its memory grows with the number of distinct put
- * functions, at most REFCNT_PAIR_MODEL_WAYS get functions each.
+ * functions, at most REFCNT_PAIR_MODEL_WAYS get functions each, and a
+ * count each of the lifetimes that died clean after such a put.
  */
 
 #include <linux/types.h>
@@ -40,5 +41,20 @@ int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_f
  */
 int refcnt_pair_model__releases(const struct refcnt_pair_model *model, u8 type, u64 put_fn,
 				u64 *get_fns, int max);
+
+/*
+ * The functions that put references they did not take, on objects that
+ * died with nothing over-released: destructors and removes, whose puts are
+ * how the code works (map_symbol__exit(), __maps__remove(), dsos__exit()).
+ * A put in @put_fn released no reference of its own function in a lifetime
+ * that died clean (@delta 1), or in one that a double put then showed was
+ * not (@delta -1). Returns 0 or -ENOMEM.
+ */
+int refcnt_pair_model__clean_release(struct refcnt_pair_model *model, u8 type, u64 put_fn,
+				     int delta);
+
+/* In how many lifetimes that died clean @put_fn put a reference not its own. */
+long refcnt_pair_model__clean_releases(const struct refcnt_pair_model *model, u8 type,
+				       u64 put_fn);
 
 #endif /* __PERF_REFCNT_PAIR_MODEL_H */

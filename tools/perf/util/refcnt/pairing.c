@@ -29,6 +29,7 @@
 #include "pair_model.h"
 #include "pairing.h"
 #include "refset.h"
+#include "suspects.h"
 
 /*
  * A probe reads the live refcount before the atomic operation, and the
@@ -98,6 +99,7 @@ struct refcnt_object {
 	 */
 	struct refcnt_ref	release;
 	struct refcnt_ref	culprit;	/* earliest put not EXACT nor SAME_CALLER */
+	struct refcnt_suspects	suspects;	/* puts that released nothing their own */
 	/* the last event: a thread does not do two operations at once */
 	u64			last_time;
 	u64			last_site;
@@ -110,6 +112,7 @@ struct refcnt_object {
 	bool			uncertain;
 	bool			has_release;
 	bool			has_culprit;
+	bool			over_released;	/* this lifetime, while live */
 	u8			culprit_level;	/* enum culprit_level of @culprit */
 	bool			followed;
 };
@@ -170,6 +173,8 @@ static const char * const why_names[REFCNT_WHY__MAX] = {
 	[REFCNT_WHY__NOT_ITS_OWN]	= "not its own",
 	[REFCNT_WHY__TWO_AT_ONCE]	= "two puts at once",
 	[REFCNT_WHY__ONE_MORE]		= "one more than it took",
+	[REFCNT_WHY__OWNER]		= "its owner's",
+	[REFCNT_WHY__RELEASES_NOTHING]	= "releases nothing",
 };
 
 const char *refcnt_site_why__name(enum refcnt_site_why why)
@@ -236,6 +241,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 
 		if (object->live)
 			lifetime__free(object->live);
+		refcnt_suspects__exit(&object->suspects);
 		free(object);
 	}
 	hashmap__free(engine->objects);
@@ -282,6 +288,8 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->caller = ev->caller;
 	memcpy(ref->up, ev->up, sizeof(ref->up));
 	ref->stack = ev->stack;
+	ref->owner = ev->owner;
+	ref->owner_site = ev->owner_site;
 	ref->tid = ev->tid;
 	ref->twin = false;
 	ref->op = op;
@@ -372,7 +380,9 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	object->uncertain = false;
 	object->has_release = false;
 	object->has_culprit = false;
+	object->over_released = false;
 	object->culprit_level = CULPRIT__NONE;
+	refcnt_suspects__reset(&object->suspects);
 	object->dead_gets = 0;
 	engine->stats.objects[ev->type]++;
 	engine->stats.live_lifetimes++;
@@ -612,6 +622,25 @@ static bool ref__held_above(const struct refcnt_ref *ref, const struct refcnt_ev
 	return false;
 }
 
+static bool ref__held_above_arg(const struct refcnt_ref *ref, const void *arg)
+{
+	return ref__held_above(ref, arg);
+}
+
+/* Does a function running above the put hold a reference it took? */
+static bool lifetime__held_above(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	const u64 *above = ev->above ?: ev->up;
+	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
+
+	for (u32 i = 0; i < nr; i++) {
+		if (above[i] && refcnt_refset__pick_frame(&lt->refs, 0, above[i],
+							  ref__held_above_arg, ev) != REFSET_NONE)
+			return true;
+	}
+	return false;
+}
+
 /*
  * How unlikely a weak rule should release @ref: 0 for most, 1 for the
  * second reference of a call that took two (the likely extra get, kept for
@@ -722,8 +751,48 @@ static void object__culprit(struct refcnt_object *object, const struct refcnt_re
 	object->culprit_level = level;
 }
 
-static void engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
-			const struct refcnt_event *ev, struct refcnt_step *step)
+static bool ref__same(const struct refcnt_ref *a, const struct refcnt_ref *b)
+{
+	return a->time == b->time && a->tid == b->tid && a->site == b->site;
+}
+
+/*
+ * Who the over-release of @object by @put (f->ref) is blamed on: a put by
+ * a function that released its own and at once one more, or whose callee
+ * put it again at once; else the put that releases nothing (suspects.h);
+ * else the first put that released none its function took. Naming @put
+ * itself, the event is the site.
+ */
+static void engine__blame(const struct refcnt_engine *engine,
+			  const struct refcnt_object *object, struct refcnt_finding *f)
+{
+	const struct refcnt_ref *culprit = NULL;
+
+	f->why = REFCNT_WHY__EVENT;
+	if (object->culprit_level > CULPRIT__NOT_ITS_OWN) {
+		culprit = &object->culprit;
+		f->why = object__culprit_why(object);
+	} else {
+		culprit = refcnt_suspects__pick(&object->suspects, engine->model, object->type);
+		if (culprit) {
+			f->why = REFCNT_WHY__RELEASES_NOTHING;
+		} else if (object->has_culprit) {
+			culprit = &object->culprit;
+			f->why = REFCNT_WHY__NOT_ITS_OWN;
+		}
+	}
+	if (!culprit || ref__same(culprit, &f->ref)) {
+		/* releasing nothing is not news: the event is the site */
+		if (f->why == REFCNT_WHY__NOT_ITS_OWN || f->why == REFCNT_WHY__RELEASES_NOTHING)
+			f->why = REFCNT_WHY__EVENT;
+		return;
+	}
+	f->culprit = *culprit;
+	f->has_culprit = true;
+}
+
+static int engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
+		       const struct refcnt_event *ev, struct refcnt_step *step)
 {
 	struct refcnt_lifetime *lt = object->live;
 	bool over = !lifetime__count(lt);
@@ -771,24 +840,20 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	}
 	if (step->confidence > REFCNT_PAIR__SAME_CALLER)
 		object__culprit(object, &put, CULPRIT__NOT_ITS_OWN);
+	if (!own && refcnt_suspects__wants(&object->suspects, engine->model, ev->type,
+					   ev->caller) &&
+	    !lifetime__held_above(lt, ev) &&
+	    refcnt_suspects__add(&object->suspects, engine->model, ev->type, &put))
+		return -ENOMEM;
 	/* this put may be the likeliest extra one: report after the above */
 	if (over) {
-		bool itself = object->culprit.time == put.time &&
-			      object->culprit.tid == put.tid &&
-			      object->culprit.site == put.site;
 		struct refcnt_finding f = {
 			.kind = REFCNT_FINDING__OVER_RELEASE,
-			.why = object__culprit_why(object),
 			.ref = put,
 		};
 
-		if (object->has_culprit && !itself) {
-			f.culprit = object->culprit;
-			f.has_culprit = true;
-		} else if (object->culprit_level == CULPRIT__NOT_ITS_OWN) {
-			/* releasing nothing is not news: the event is the site */
-			f.why = REFCNT_WHY__EVENT;
-		}
+		object->over_released = true;
+		engine__blame(engine, object, &f);
 		engine__report(engine, object, &f, object__uncertain(engine, object));
 		step->finding = REFCNT_FINDING__OVER_RELEASE;
 	}
@@ -796,12 +861,18 @@ static void engine__put(struct refcnt_engine *engine, struct refcnt_object *obje
 	lt->last_own = own;
 	object->release = put;
 	object->has_release = true;
+	return 0;
 }
 
-static void engine__dies(struct refcnt_engine *engine, struct refcnt_object *object,
-			 const struct refcnt_event *ev, struct refcnt_step *step)
+static int engine__dies(struct refcnt_engine *engine, struct refcnt_object *object,
+			const struct refcnt_event *ev, struct refcnt_step *step)
 {
 	int count = lifetime__count(object->live);
+
+	/* died clean: its puts that released nothing their own are how the code works */
+	if (!count && !object->over_released &&
+	    refcnt_suspects__teach(&object->suspects, engine->model, object->type, true))
+		return -ENOMEM;
 
 	/* freed with references we counted: we missed their puts */
 	if (count && !object->live->mismatched && !object__uncertain(engine, object)) {
@@ -820,11 +891,12 @@ static void engine__dies(struct refcnt_engine *engine, struct refcnt_object *obj
 		object->has_release = true;
 	}
 	engine__end_lifetime(engine, object);
+	return 0;
 }
 
 /* A get or put on a lifetime that died, before its address was reborn. */
-static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *object,
-			    const struct refcnt_event *ev, struct refcnt_step *step)
+static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *object,
+			   const struct refcnt_event *ev, struct refcnt_step *step)
 {
 	bool uncertain = object->uncertain ||
 			 object->lost_at_death != engine->missed[object->type];
@@ -833,7 +905,7 @@ static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *
 	if (ev->op == REFCNT_OP__PUT && object->dead_gets) {
 		/* balances a use after put, already reported */
 		object->dead_gets--;
-		return;
+		return 0;
 	}
 	ref__from_event(&f.ref, ev, ev->op);
 	if (ev->op == REFCNT_OP__GET) {
@@ -841,12 +913,14 @@ static void engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *
 		object->dead_gets++;
 	} else {
 		f.kind = REFCNT_FINDING__DOUBLE_PUT;
-		f.why = object__culprit_why(object);
-		f.culprit = object->culprit;
-		f.has_culprit = object->has_culprit;
+		/* it did not die clean after all */
+		if (refcnt_suspects__teach(&object->suspects, engine->model, object->type, false))
+			return -ENOMEM;
+		engine__blame(engine, object, &f);
 	}
 	engine__report(engine, object, &f, uncertain);
 	step->finding = f.kind;
+	return 0;
 }
 
 static struct refcnt_object *engine__object(struct refcnt_engine *engine,
@@ -897,7 +971,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 
 	if (object->dead) {
 		if (ev->op != REFCNT_OP__DIES)
-			engine__dead_op(engine, object, ev, step);
+			return engine__dead_op(engine, object, ev, step);
 		return 0;
 	}
 
@@ -908,8 +982,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 			if (err)
 				return err;
 			object->uncertain = engine->missed[ev->type];
-			engine__dies(engine, object, ev, step);
-			return 0;
+			return engine__dies(engine, object, ev, step);
 		}
 		err = engine__start_unseen(engine, object, ev);
 		if (err)
@@ -937,11 +1010,9 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	case REFCNT_OP__PUT:
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
-		engine__put(engine, object, ev, step);
-		return 0;
+		return engine__put(engine, object, ev, step);
 	case REFCNT_OP__DIES:
-		engine__dies(engine, object, ev, step);
-		return 0;
+		return engine__dies(engine, object, ev, step);
 	default:
 		return -EINVAL;
 	}
@@ -1083,6 +1154,19 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		.ref = *ref,
 		.holder = holder,
 	};
+
+	/*
+	 * A leak is its owner's, the function that never put what a lookup
+	 * handed it; but of two references one call took, the second is
+	 * the call's own extra get.
+	 */
+	if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site) {
+		f.culprit = *ref;
+		f.culprit.site = ref->owner_site;
+		f.culprit.caller = ref->owner;
+		f.has_culprit = true;
+		f.why = REFCNT_WHY__OWNER;
+	}
 
 	engine__report(engine, object, &f, uncertain || object__uncertain(engine, object));
 }

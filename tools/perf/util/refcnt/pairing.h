@@ -47,8 +47,12 @@
  * The likely extra put of a lifetime (named by its over-release or double
  * put) is a put by a function that has just released the reference it took
  * on the object, on the same thread, nothing in between; else a put by a
- * function whose callee puts the object again at once; else the first put
- * that released no reference its own function took.
+ * function whose callee puts the object again at once; else the put that
+ * releases nothing: the first put that released no reference its own
+ * function took, by a function that no lifetime dying clean saw do that
+ * (destructors and removes put what others took, on every object of their
+ * kind: suspects.h); else the first put that released none its function
+ * took.
  *
  * A get on a dead lifetime is a use after put, not a resurrection; the put
  * that balances it is not reported again as a double put.
@@ -98,6 +102,14 @@ struct refcnt_event {
 	const u64 *above;
 	u8	nr_above;
 	u32	stack;		/* interned callchain id, 0 if none */
+	/*
+	 * A birth or a get: the function that owns the reference, when not
+	 * @caller (the first one above @caller that does not hand it on to
+	 * its own caller: a lookup's caller), and the return address in its
+	 * frame; 0 if @caller owns it or who does is not known.
+	 */
+	u64	owner;
+	u64	owner_site;
 	u32	tid;
 	s32	live;		/* live refcount before the op (after it for
 				 * born), or REFCNT_LIVE_UNKNOWN
@@ -114,6 +126,8 @@ struct refcnt_ref {
 	u64	caller;
 	u64	up[REFCNT_UP_FRAMES];
 	u32	stack;
+	u64	owner;		/* as in struct refcnt_event */
+	u64	owner_site;
 	u32	tid;
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
@@ -188,6 +202,13 @@ enum refcnt_site_why {
 	REFCNT_WHY__NOT_ITS_OWN,	/* the first put that released none its function took */
 	REFCNT_WHY__TWO_AT_ONCE,	/* a put whose callee put the object again at once */
 	REFCNT_WHY__ONE_MORE,		/* a put after its function had released its own */
+	REFCNT_WHY__OWNER,		/* a leak's owner: the first function above the
+					 * get that hands the reference to no caller
+					 */
+	REFCNT_WHY__RELEASES_NOTHING,	/* the first put that released none its function
+					 * took, by a function no lifetime that died
+					 * clean saw do that (suspects.h)
+					 */
 	REFCNT_WHY__MAX,
 };
 
