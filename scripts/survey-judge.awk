@@ -8,6 +8,11 @@
 #                        sanitizer's run: "" (nothing), "leak TYPE FUNC N
 #                        ALL", "use after free TYPE FUNC - -", "double free
 #                        TYPE FUNC - -" or "crash ERROR FUNC"
+#   -v also="LINES"      optional: what sanitizer-top.awk -v also=FUNC printed
+#                        of the same report, FUNC being the function of the
+#                        first bug row of a first judgement, its lines
+#                        joined by ";": "also leak TYPE FUNC N" says that N
+#                        leaked references of TYPE have FUNC on their stack
 #   -v audit=STATUS      ok (the command ended, by itself or of a signal:
 #                        a crash may be what the bug does), "exit N" (the
 #                        command failed: its output says nothing of the
@@ -29,7 +34,10 @@
 #                  refcount error may be past the crash), or the audit
 #                  failed or was killed: never counted as agreement
 #
-# The kinds that agree: a leak with a leak; a use after free with a use
+# The kinds that agree: a leak with a leak (at the function LSan names,
+# or at one on the stacks of the leaks of that type it reports: perf
+# refcnt names a leak's owner, the caller that never put what a lookup
+# returned, where LSan names the get in the lookup); a use after free with a use
 # after put, an over-release or a double put; a double free with a
 # double put, an over-release or a use after put. The function: for a
 # leak, the site perf refcnt names; for a double free, where ASan names
@@ -84,10 +92,21 @@ function kinds_agree(s, r) {
 	return 0
 }
 
+# Is the first row's function on the stack of the sanitizer's leaks of its type?
+function on_leak_stack(   n, i, w, lines) {
+	n = split(also, lines, ";")
+	for (i = 1; i <= n; i++) {
+		split(lines[i], w, " ")
+		if (w[1] == "also" && w[2] == "leak" && w[3] == ftype && w[4] == ffunc && w[5] > 0)
+			return 1
+	}
+	return 0
+}
+
 function functions_agree() {
 	if (skind == "use after free")
 		return sfunc == ffreed || (fkind != "use after put" && sfunc == ffunc)
-	return sfunc == ffunc
+	return sfunc == ffunc || (skind == "leak" && on_leak_stack())
 }
 
 END {

@@ -89,6 +89,9 @@ tie_report > "$tmp/tie_report"
 # A fake audit's findings: kind,type,refs,objects,site,uncertain,freed by,...
 leak_row='leak,map,2,1,maps__find,0,-,0x1,perf,0,left outstanding'
 other_leak='leak,map,1,1,machine__process_kernel_mmap_event,0,-,0x1,perf,0,left outstanding'
+owner_leak='leak,map,2,1,report_lock_contention_begin_event,0,-,0x1,perf,0,its owner'"'"'s'
+owner_other_type='leak,dso,2,1,report_lock_contention_begin_event,0,-,0x1,perf,0,its owner'"'"'s'
+not_on_stack='leak,map,2,1,thread__find_map,0,-,0x1,perf,0,its owner'"'"'s'
 uncertain_leak='leak,map,2,1,maps__find,1,-,0x1,perf,0,left outstanding'
 double_put='double put,cpu_map,200,1,perf_pmu__delete,0,perf_pmu__delete,0x2,perf,0,the event'
 double_put_elsewhere='double put,cpu_map,1,1,addr_location__exit,0,perf_pmu__delete,0x2,perf,0,the event'
@@ -115,7 +118,7 @@ verdict() {
 	shift 4
 	printf '%s\n' "$@" > "$tmp/findings"
 	IFS=$'\t' read -r got row < <(awk -v sanitizer="$said" -v audit="$audit" \
-		-f "$root/scripts/survey-judge.awk" "$tmp/findings")
+		-v also="${also:-}" -f "$root/scripts/survey-judge.awk" "$tmp/findings")
 	cases=$((cases + 1))
 	if [ "$got" = "$want" ] || { [[ $want == no-verdict:* ]] && [[ $got == "$want"* ]]; }; then
 		last_row=$row
@@ -139,6 +142,16 @@ judge() {
 
 judge "a leak at the same site" agree leak_report 23 ok "$owned" "$leak_row"
 judge "a leak at another site" disagree leak_report 23 ok "$other_leak" "$leak_row"
+# the owner of a lookup's result: on the stack of what LSan names
+also=$(awk -v status=23 -v also=report_lock_contention_begin_event \
+	-f "$root/scripts/sanitizer-top.awk" "$tmp/leak_report" | paste -sd';')
+judge "a leak at its owner, on LSan's stack" agree leak_report 23 ok "$owner_leak"
+judge "a leak at its owner, of another type" disagree leak_report 23 ok "$owner_other_type"
+also=$(awk -v status=23 -v also=thread__find_map \
+	-f "$root/scripts/sanitizer-top.awk" "$tmp/leak_report" | paste -sd';')
+judge "a leak at a function on no stack of LSan's" disagree leak_report 23 ok \
+	"$not_on_stack"
+also=
 judge "a leak, an over-release in its function" disagree leak_report 23 ok "$over_release"
 judge "a leak the audit misses" disagree leak_report 23 ok "$owned"
 judge "a leak the audit is unsure of" uncertain leak_report 23 ok "$uncertain_leak"
