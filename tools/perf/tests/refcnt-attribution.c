@@ -4,6 +4,8 @@
  * streams of the shapes that real refcount bugs take. Each case fails with
  * the attribution rule it is about taken out.
  */
+#include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 #include <linux/kernel.h>
 
@@ -13,6 +15,8 @@
 #include "refcnt-stream.h"
 #include "util/refcnt/findings.h"
 #include "util/refcnt/handoff.h"
+#include "util/machine.h"
+#include "util/maps.h"
 
 /*
  * A container's remove releases the reference its insert took, and a
@@ -171,6 +175,49 @@ int test__refcnt_attribution_releases_nothing(struct test_suite *test __maybe_un
 	return TEST_OK;
 }
 
+/* The types perf's own function at @fn hands on, from this binary's DWARF. */
+static int handoff__own(const struct refcnt_handoff *h, void *fn, u16 *types)
+{
+	struct link_map *lm = NULL;
+	Dl_info info;
+
+	/* the load bias: the function's address in the binary is fn - bias */
+	if (!dladdr1(fn, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return -1;
+	*types = refcnt_handoff__types(h, (u64)(uintptr_t)fn - lm->l_addr);
+	return 0;
+}
+
+/*
+ * What perf's own DWARF says: maps__find() and machine__findnew_thread()
+ * hand a reference to their caller, machine__process_comm_event() does
+ * not (it returns int, and has no pointer-to-pointer parameter).
+ */
+static int test__handoff_dwarf(void)
+{
+	const u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	const u8 thread = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+	struct refcnt_handoff *h = refcnt_handoff__new("/proc/self/exe");
+	u16 find, findnew, comm;
+	int err;
+
+	if (!h) {
+		pr_debug("no DWARF in this perf (build it with EXTRA_CFLAGS=-g)\n");
+		return TEST_SKIP;
+	}
+	err = handoff__own(h, maps__find, &find) ||
+	      handoff__own(h, machine__findnew_thread, &findnew) ||
+	      handoff__own(h, machine__process_comm_event, &comm);
+	refcnt_handoff__delete(h);
+	TEST_ASSERT_VAL("addresses", !err);
+	pr_debug("maps__find %#x, machine__findnew_thread %#x, machine__process_comm_event %#x\n",
+		 find, findnew, comm);
+	TEST_ASSERT_VAL("maps__find hands a map on", find == 1U << map);
+	TEST_ASSERT_VAL("machine__findnew_thread hands a thread on", findnew == 1U << thread);
+	TEST_ASSERT_VAL("machine__process_comm_event hands nothing on", !comm);
+	return TEST_OK;
+}
+
 /*
  * A caller that never puts a lookup's result: F looks an object up for X
  * (F returns the type: DWARF says it hands it on), and X neither returns
@@ -183,7 +230,7 @@ int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
 {
 	/* the frames above F's get: X (hands nothing on), MAIN */
 	static const u64 fns[] = { FN_X, FN_MAIN };
-	static const u8 hands_none[] = { 0, 0 }, hands_all[] = { 0xff, 0xff };
+	static const u16 hands_none[] = { 0, 0 }, hands_all[] = { 0xffff, 0xffff };
 	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
 	const u32 map = 1U << type;
 	struct refcnt_event evs[] = {
@@ -236,5 +283,5 @@ int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
 			stream__ref_is(&c.findings[1].ref, FN_F + 0x28) &&
 			c.findings[1].why == REFCNT_WHY__ONE_CALL_TWO &&
 			!c.findings[1].has_culprit);
-	return TEST_OK;
+	return test__handoff_dwarf();
 }

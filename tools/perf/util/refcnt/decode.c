@@ -41,6 +41,12 @@ struct refcnt_evsel {
 	int			uncovered;	/* index in decoder->uncovered, or -1 */
 };
 
+/* What the decoder knows of a binary's DWARF: d->handoffs */
+struct refcnt_dso_handoff {
+	struct dso		*dso;		/* a reference held */
+	struct refcnt_handoff	*handoff;
+};
+
 int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			 struct machine *machine)
 {
@@ -143,10 +149,11 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 		size_t bkt;
 
 		hashmap__for_each_entry(d->handoffs, cur, bkt) {
-			struct dso *dso = (void *)cur->key;
+			struct refcnt_dso_handoff *dh = cur->pvalue;
 
-			refcnt_handoff__delete(cur->pvalue);
-			dso__put(dso);
+			refcnt_handoff__delete(dh->handoff);
+			dso__put(dh->dso);
+			free(dh);
 		}
 		hashmap__free(d->handoffs);
 	}
@@ -174,26 +181,32 @@ int refcnt_decoder__exec(struct refcnt_decoder *d, u32 pid)
 struct refcnt_caller {
 	struct refcnt_space_addr site;	/* first: the hashmap's key */
 	u64	key;			/* its start, 0 if unknown */
-	u8	handoff;		/* the types it hands its caller */
+	u16	handoff;		/* the types it hands its caller */
 };
 
 /* The types the function at @start of @dso hands its caller (handoff.h). */
-static u8 decoder__handoff(struct refcnt_decoder *d, struct dso *dso, u64 start)
+static u16 decoder__handoff(struct refcnt_decoder *d, struct dso *dso, u64 start)
 {
-	struct refcnt_handoff *h;
+	/* the dso itself, not an RC_CHK indirection of it (a new one per get) */
+	long key = (long)RC_CHK_ACCESS(dso);
+	struct refcnt_dso_handoff *dh;
 
-	if (!hashmap__find(d->handoffs, (long)dso, &h)) {
+	if (!hashmap__find(d->handoffs, key, &dh)) {
 		/* read once per binary; NULL (no DWARF) is kept too */
-		struct dso *held = dso__get(dso);
-
-		h = refcnt_handoff__new(dso__long_name(dso));
-		if (hashmap__add(d->handoffs, (long)held, h)) {
-			dso__put(held);
-			refcnt_handoff__delete(h);
+		dh = malloc(sizeof(*dh));
+		if (!dh)
+			return 0;
+		dh->handoff = refcnt_handoff__new(dso__long_name(dso));
+		/* held: no other dso comes at this address while we key by it */
+		dh->dso = dso__get(dso);
+		if (hashmap__add(d->handoffs, key, dh)) {
+			dso__put(dh->dso);
+			refcnt_handoff__delete(dh->handoff);
+			free(dh);
 			return 0;
 		}
 	}
-	return refcnt_handoff__types(h, start);
+	return refcnt_handoff__types(dh->handoff, start);
 }
 
 /*
@@ -203,14 +216,14 @@ static u8 decoder__handoff(struct refcnt_decoder *d, struct dso *dso, u64 start)
  * the types that function hands its caller, in @handoff if not NULL.
  */
 static u64 decoder__caller(struct refcnt_decoder *d, struct perf_sample *sample,
-			   u64 space, u64 site, bool return_address, u8 *handoff)
+			   u64 space, u64 site, bool return_address, u16 *handoff)
 {
 	struct refcnt_space_addr lookup = { .space = space, .addr = site };
 	struct refcnt_caller *c = NULL;
 	struct addr_location al;
 	struct thread *thread;
 	u64 key = 0;
-	u8 types = 0;
+	u16 types = 0;
 
 	if (handoff)
 		*handoff = 0;
@@ -294,7 +307,7 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
  * the site's own function hands on), and the return address in its frame.
  * Left 0 when it is the site's own function, or not known.
  */
-static void decoder__owner(struct refcnt_decoder *d, struct refcnt_event *ev, u8 handoff,
+static void decoder__owner(struct refcnt_decoder *d, struct refcnt_event *ev, u16 handoff,
 			   u32 site_frame)
 {
 	const struct refcnt_stack *stack = refcnt_stacks__get(&d->stacks, ev->stack);
@@ -341,7 +354,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 {
 	struct refcnt_evsel *re = evsel->priv;
 	bool return_address = true;
-	u8 handoff;
+	u16 handoff;
 
 	if (!re)
 		return 1;

@@ -24,7 +24,7 @@ struct refcnt_stack_up {
 	bool	known;
 	u8	nr;		/* frames in @up */
 	u64	up[REFCNT_ABOVE_FRAMES];
-	u8	handoff[REFCNT_ABOVE_FRAMES];	/* types each hands on (handoff.h) */
+	u16	handoff[REFCNT_ABOVE_FRAMES];	/* types each hands on (handoff.h) */
 };
 
 /* An inlined get or put that was probed without its object. */
@@ -41,7 +41,10 @@ struct refcnt_decoder {
 	struct refcnt_stacks	stacks;
 	/* struct refcnt_space_addr * of a site -> struct refcnt_caller */
 	struct hashmap		*callers;
-	/* struct dso * -> struct refcnt_handoff * of its DWARF (NULL: none) */
+	/*
+	 * a dso (RC_CHK_ACCESS()) -> struct refcnt_dso_handoff: the
+	 * reference held on it and its DWARF's table (NULL: none)
+	 */
 	struct hashmap		*handoffs;
 	struct hashmap		*execs;		/* pid -> its execs seen */
 	/* per stack id - 1: the caller keys of the frames above the site */

@@ -80,7 +80,8 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 	if (dwarf_child(cu, &die))
 		return 0;
 	do {
-		if (dwarf_tag(&die) != DW_TAG_subprogram || dwarf_lowpc(&die, &lo))
+		/* the entry: low_pc, or the first range of a split function */
+		if (dwarf_tag(&die) != DW_TAG_subprogram || die_entrypc(&die, &lo))
 			continue;
 		mask = subprogram__handoff(&die);
 		if (mask && hashmap__set(h->types, lo, mask, NULL, NULL))
@@ -134,7 +135,7 @@ void refcnt_handoff__delete(struct refcnt_handoff *h)
 	free(h);
 }
 
-u32 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start)
+u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start)
 {
 	long mask = 0;
 

@@ -28,7 +28,7 @@ void refcnt_handoff__delete(struct refcnt_handoff *h);
  * in the binary, as its symbol has it) hands to its caller; 0 if none or
  * unknown.
  */
-u32 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
+u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
 #else
 static inline struct refcnt_handoff *refcnt_handoff__new(const char *path __maybe_unused)
 {
@@ -39,7 +39,7 @@ static inline void refcnt_handoff__delete(struct refcnt_handoff *h __maybe_unuse
 {
 }
 
-static inline u32 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_unused,
+static inline u16 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_unused,
 					u64 start __maybe_unused)
 {
 	return 0;
@@ -55,7 +55,7 @@ static inline u32 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_u
  * owns it or who does is not known.
  */
 static inline u32 refcnt_handoff__owner(u8 type, u32 site_handoff, const u64 *fns,
-					const u8 *handoff, u32 nr)
+					const u16 *handoff, u32 nr)
 {
 	u32 mask = 1U << type;
 

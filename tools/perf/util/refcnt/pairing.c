@@ -870,7 +870,8 @@ static int engine__dies(struct refcnt_engine *engine, struct refcnt_object *obje
 	int count = lifetime__count(object->live);
 
 	/* died clean: its puts that released nothing their own are how the code works */
-	if (!count && !object->over_released &&
+	if (!count && !object->over_released && !object->live->mismatched &&
+	    !object__uncertain(engine, object) &&
 	    refcnt_suspects__teach(&object->suspects, engine->model, object->type, true))
 		return -ENOMEM;
 
@@ -1160,7 +1161,8 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 	 * handed it; but of two references one call took, the second is
 	 * the call's own extra get.
 	 */
-	if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site) {
+	if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site &&
+	    (ref->op == REFCNT_OP__BORN || ref->op == REFCNT_OP__GET)) {
 		f.culprit = *ref;
 		f.culprit.site = ref->owner_site;
 		f.culprit.caller = ref->owner;

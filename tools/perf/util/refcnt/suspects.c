@@ -24,17 +24,19 @@ void refcnt_suspects__exit(struct refcnt_suspects *s)
 	refcnt_suspects__reset(s);
 }
 
-/* Has a clean lifetime other than this one seen @fn put what it did not take? */
-static bool suspects__seen_clean(const struct refcnt_suspects *s,
-				 const struct refcnt_pair_model *model, u8 type, u64 fn)
+/*
+ * Has a clean lifetime seen @fn put what it did not take? Not this one: a
+ * double put takes back what its death taught before anyone asks.
+ */
+static bool suspects__seen_clean(const struct refcnt_pair_model *model, u8 type, u64 fn)
 {
-	return refcnt_pair_model__clean_releases(model, type, fn) > (s->taught ? 1 : 0);
+	return refcnt_pair_model__clean_releases(model, type, fn) > 0;
 }
 
 bool refcnt_suspects__wants(const struct refcnt_suspects *s,
 			    const struct refcnt_pair_model *model, u8 type, u64 put_fn)
 {
-	if (!put_fn || suspects__seen_clean(s, model, type, put_fn))
+	if (!put_fn || suspects__seen_clean(model, type, put_fn))
 		return false;
 	for (u8 i = 0; i < s->nr; i++) {
 		if (s->puts[i].caller == put_fn)
@@ -53,7 +55,7 @@ int refcnt_suspects__add(struct refcnt_suspects *s, const struct refcnt_pair_mod
 	if (s->nr == REFCNT_SUSPECTS) {
 		/* one that a clean lifetime has seen since gives way */
 		for (i = 0; i < s->nr; i++) {
-			if (suspects__seen_clean(s, model, type, s->puts[i].caller))
+			if (suspects__seen_clean(model, type, s->puts[i].caller))
 				break;
 		}
 		if (i == s->nr)
@@ -91,7 +93,7 @@ const struct refcnt_ref *refcnt_suspects__pick(const struct refcnt_suspects *s,
 					       const struct refcnt_pair_model *model, u8 type)
 {
 	for (u8 i = 0; i < s->nr; i++) {
-		if (!suspects__seen_clean(s, model, type, s->puts[i].caller))
+		if (!suspects__seen_clean(model, type, s->puts[i].caller))
 			return &s->puts[i];
 	}
 	return NULL;

@@ -19,8 +19,11 @@
  * An object keeps up to REFCNT_SUSPECTS of them, one per function, in an
  * array that grows from the first (most objects have one or two): when
  * full, one whose function a clean lifetime has since seen gives way, else
- * the newest is not kept. At a clean death they teach the model; a
- * double put after that death takes the lesson back.
+ * the newest is not kept. At a clean death (no over-release, no mismatch,
+ * no lost events) they teach the model; a double put after that death
+ * takes the lesson back. A function is taught by the lifetimes that had
+ * it as a suspect, those before its first clean one: the count says
+ * "seen", not how often.
  */
 
 #include <stdbool.h>
