@@ -33,7 +33,8 @@
 # many references of each type leaked (direct, else indirect), or were
 # freed twice or under a use (error), with FUNCTION on the stack (a caller
 # that never put what a lookup returned is on the stack of the lookup's
-# get).
+# get). With -v under=NAMED too, only the stacks that name NAMED count
+# (the function the sanitizer's line names).
 
 function api(f) {
 	return f ~ /^(__interceptor_|__interceptor_trampoline_)/ ||
@@ -68,6 +69,8 @@ function name_stack(   i) {
 # twice, or freed under a use) with F on the stack of the get or put, at or
 # above the function named
 function count_also(   i) {
+	if (under != "" && where != under)
+		return
 	for (i = 0; i < nr; i++) {
 		if (fn[i] != also)
 			continue

@@ -8,9 +8,10 @@
 #                        sanitizer's run: "" (nothing), "leak TYPE FUNC N
 #                        ALL", "use after free TYPE FUNC - -", "double free
 #                        TYPE FUNC - -" or "crash ERROR FUNC"
-#   -v also="LINES"      optional: what sanitizer-top.awk -v also=FUNC printed
-#                        of the same report, FUNC being the function of the
-#                        first bug row of a first judgement, its lines
+#   -v also="LINES"      optional: what sanitizer-top.awk -v also=FUNC
+#                        -v under=SFUNC printed of the same report, FUNC
+#                        being the function of the first bug row of a first
+#                        judgement, SFUNC the sanitizer's function, its lines
 #                        joined by ";": "also leak TYPE FUNC N" says that N
 #                        leaked references of TYPE have FUNC on their stack
 #   -v audit=STATUS      ok (the command ended, by itself or of a signal:
@@ -35,7 +36,7 @@
 #                  failed or was killed: never counted as agreement
 #
 # The kinds that agree: a leak with a leak (at the function LSan names,
-# or at one on the stacks of the leaks of that type it reports: perf
+# or at one on the stacks of the leaks of that type it names there: perf
 # refcnt names a leak's owner, the caller that never put what a lookup
 # returned, where LSan names the get in the lookup); a use after free with a use
 # after put, an over-release or a double put; a double free with a

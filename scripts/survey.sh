@@ -289,9 +289,11 @@ for line in "${lines[@]}"; do
 	IFS=$'\t' read -r verdict row < <(awk -v sanitizer="$said" -v audit="$status" \
 		-f "$top/scripts/survey-judge.awk" "$dir/audit/findings")
 	# a leak at another function than LSan's: is it on the stack of
-	# LSan's leaks (the owner that never put what a lookup returned)?
+	# the leaks LSan names there (the owner that never put what a
+	# lookup returned)?
 	if [ "$verdict" = disagree ] && [ "${row%% *}" = leak ] && [ "${said%% *}" = leak ]; then
 		also=$(awk -v status=0 -v also="$(echo "$row" | awk '{ print $3 }')" \
+			-v under="$(echo "$said" | awk '{ print $3 }')" \
 			-f "$top/scripts/sanitizer-top.awk" "$dir/asan/report" | paste -sd';')
 		IFS=$'\t' read -r verdict row < <(awk -v sanitizer="$said" -v audit="$status" \
 			-v also="$also" -f "$top/scripts/survey-judge.awk" "$dir/audit/findings")

@@ -79,7 +79,18 @@ segv_report() {
 	frames perf_session__process_user_event reader__read_event main
 }
 
+# a lookup's leaks under two callers, and one leak of another function
+two_leaks_report() {
+	echo '==1==ERROR: LeakSanitizer: detected memory leaks'
+	echo
+	echo 'Direct leak of 24 byte(s) in 3 object(s) allocated from:'
+	frames malloc map__get maps__find caller_a main
+	echo 'Direct leak of 8 byte(s) in 1 object(s) allocated from:'
+	frames malloc map__get other_lookup caller_b main
+}
+
 leak_report > "$tmp/leak_report"
+two_leaks_report > "$tmp/two_leaks_report"
 uaf_report > "$tmp/uaf_report"
 segv_report > "$tmp/segv_report"
 double_free_report > "$tmp/double_free_report"
@@ -90,6 +101,8 @@ tie_report > "$tmp/tie_report"
 leak_row='leak,map,2,1,maps__find,0,-,0x1,perf,0,left outstanding'
 other_leak='leak,map,1,1,machine__process_kernel_mmap_event,0,-,0x1,perf,0,left outstanding'
 owner_leak='leak,map,2,1,report_lock_contention_begin_event,0,-,0x1,perf,0,its owner'"'"'s'
+caller_a_leak='leak,map,3,1,caller_a,0,-,0x1,perf,0,its owner'"'"'s'
+caller_b_leak='leak,map,1,1,caller_b,0,-,0x1,perf,0,its owner'"'"'s'
 not_on_stack='leak,map,2,1,thread__find_map,0,-,0x1,perf,0,its owner'"'"'s'
 uncertain_leak='leak,map,2,1,maps__find,1,-,0x1,perf,0,left outstanding'
 double_put='double put,cpu_map,200,1,perf_pmu__delete,0,perf_pmu__delete,0x2,perf,0,the event'
@@ -148,6 +161,15 @@ judge "a leak at its owner, on LSan's stack" agree leak_report 23 ok "$owner_lea
 # the row's type is LSan's, but its function is on the stack of another type's leaks
 also='also leak dso report_lock_contention_begin_event 2'
 judge "a leak at its owner, on another type's stack" disagree leak_report 23 ok "$owner_leak"
+# on the stack of another leak than the one LSan names
+also=$(awk -v status=23 -v also=caller_b -v under=maps__find \
+	-f "$root/scripts/sanitizer-top.awk" "$tmp/two_leaks_report" | paste -sd';')
+judge "a leak at a function on another leak's stack" disagree two_leaks_report 23 ok \
+	"$caller_b_leak"
+also=$(awk -v status=23 -v also=caller_a -v under=maps__find \
+	-f "$root/scripts/sanitizer-top.awk" "$tmp/two_leaks_report" | paste -sd';')
+judge "a leak at a function on the named leak's stack" agree two_leaks_report 23 ok \
+	"$caller_a_leak"
 also=$(awk -v status=23 -v also=thread__find_map \
 	-f "$root/scripts/sanitizer-top.awk" "$tmp/leak_report" | paste -sd';')
 judge "a leak at a function on no stack of LSan's" disagree leak_report 23 ok \
