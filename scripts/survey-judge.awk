@@ -73,7 +73,7 @@ function bug(kind) {
 
 bug($1) && $6 == 0 && first == "" {
 	first = $1 " " $2 " " $5
-	fkind = $1; ftype = $2; ffunc = $5; ffreed = $7
+	fkind = $1; ftype = $2; ffunc = $5; ffreed = $7; fwhy = $11
 }
 bug($1) && $6 == 0 && $1 " " $2 " " $5 == first {
 	frefs += $3
@@ -93,8 +93,12 @@ function kinds_agree(s, r) {
 	return 0
 }
 
-# Is the first row's function on the stack of the sanitizer's leaks of its type?
+# Is the first row a leak's owner (the caller that never put a lookup's
+# result), on the stack of the leak the sanitizer names? A row at another
+# frame of that stack for another reason is no agreement.
 function on_leak_stack(   n, i, w, lines) {
+	if (fwhy != "its owner's")
+		return 0
 	n = split(also, lines, ";")
 	for (i = 1; i <= n; i++) {
 		split(lines[i], w, " ")

@@ -102,6 +102,7 @@ leak_row='leak,map,2,1,maps__find,0,-,0x1,perf,0,left outstanding'
 other_leak='leak,map,1,1,machine__process_kernel_mmap_event,0,-,0x1,perf,0,left outstanding'
 owner_leak='leak,map,2,1,report_lock_contention_begin_event,0,-,0x1,perf,0,its owner'"'"'s'
 caller_a_leak='leak,map,3,1,caller_a,0,-,0x1,perf,0,its owner'"'"'s'
+caller_a_left='leak,map,3,1,caller_a,0,-,0x1,perf,0,left outstanding'
 caller_b_leak='leak,map,1,1,caller_b,0,-,0x1,perf,0,its owner'"'"'s'
 not_on_stack='leak,map,2,1,thread__find_map,0,-,0x1,perf,0,its owner'"'"'s'
 uncertain_leak='leak,map,2,1,maps__find,1,-,0x1,perf,0,left outstanding'
@@ -170,6 +171,8 @@ also=$(awk -v status=23 -v also=caller_a -v under=maps__find \
 	-f "$root/scripts/sanitizer-top.awk" "$tmp/two_leaks_report" | paste -sd';')
 judge "a leak at a function on the named leak's stack" agree two_leaks_report 23 ok \
 	"$caller_a_leak"
+judge "a leak on that stack, not named as its owner" disagree two_leaks_report 23 ok \
+	"$caller_a_left"
 also=$(awk -v status=23 -v also=thread__find_map \
 	-f "$root/scripts/sanitizer-top.awk" "$tmp/leak_report" | paste -sd';')
 judge "a leak at a function on no stack of LSan's" disagree leak_report 23 ok \
