@@ -25,8 +25,7 @@ struct refcnt_handoff {
 	struct hashmap	*types;		/* function's address -> types it hands on */
 };
 
-/* The audited type @die (a type) points to through @depth pointers, or -1. */
-static int type__pointed(Dwarf_Die *die, int depth)
+int refcnt_die__pointed_type(Dwarf_Die *die, int depth)
 {
 	Dwarf_Die mem;
 	const char *name;
@@ -54,7 +53,7 @@ static u32 subprogram__handoff(Dwarf_Die *sp)
 	int t;
 
 	if (die_get_real_type(sp, &type)) {
-		t = type__pointed(&type, 1);
+		t = refcnt_die__pointed_type(&type, 1);
 		if (t >= 0)
 			mask |= 1U << t;
 	}
@@ -64,7 +63,7 @@ static u32 subprogram__handoff(Dwarf_Die *sp)
 		if (dwarf_tag(&param) != DW_TAG_formal_parameter ||
 		    !die_get_real_type(&param, &type))
 			continue;
-		t = type__pointed(&type, 2);
+		t = refcnt_die__pointed_type(&type, 2);
 		if (t >= 0)
 			mask |= 1U << t;
 	} while (!dwarf_siblingof(&param, &param));

@@ -19,6 +19,8 @@
 struct refcnt_handoff;
 
 #ifdef HAVE_DWARF_SUPPORT
+#include <elfutils/libdw.h>
+
 /* The table of the binary at @path; NULL if it has no DWARF (or -g). */
 struct refcnt_handoff *refcnt_handoff__new(const char *path);
 void refcnt_handoff__delete(struct refcnt_handoff *h);
@@ -29,6 +31,13 @@ void refcnt_handoff__delete(struct refcnt_handoff *h);
  * unknown.
  */
 u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
+
+/*
+ * The audited type (its index in refcnt_type_specs) that type DIE @die
+ * points to through @depth pointers (1: struct map *, 2: struct map **),
+ * or -1. Also what probe.c asks of a constructor's caller.
+ */
+int refcnt_die__pointed_type(Dwarf_Die *die, int depth);
 #else
 static inline struct refcnt_handoff *refcnt_handoff__new(const char *path __maybe_unused)
 {

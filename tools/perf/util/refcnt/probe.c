@@ -40,6 +40,7 @@
 #include "../probe-event.h"
 #include "../probe-file.h"
 #include "../strlist.h"
+#include "handoff.h"
 #include "probe.h"
 
 /*
@@ -416,14 +417,9 @@ static bool resolver__refcnt_access(struct refcnt_resolver *r __maybe_unused,
 /* Does function @sp return a pointer to the structure of @type? */
 static bool resolver__returns_type(Dwarf_Die *sp, u8 type)
 {
-	Dwarf_Die ptr, st;
-	const char *name;
+	Dwarf_Die ptr;
 
-	if (!die_get_real_type(sp, &ptr) || dwarf_tag(&ptr) != DW_TAG_pointer_type ||
-	    !die_get_real_type(&ptr, &st))
-		return false;
-	name = dwarf_diename(&st);
-	return name && !strcmp(name, refcnt_type_specs[type].struct_name);
+	return die_get_real_type(sp, &ptr) && refcnt_die__pointed_type(&ptr, 1) == type;
 }
 
 /*
