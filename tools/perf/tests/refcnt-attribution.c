@@ -5,6 +5,8 @@
  * the attribution rule it is about taken out.
  */
 #include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <link.h>
 #include <string.h>
 #include <linux/kernel.h>
@@ -284,4 +286,96 @@ int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
 			c.findings[1].why == REFCNT_WHY__ONE_CALL_TWO &&
 			!c.findings[1].has_culprit);
 	return test__handoff_dwarf();
+}
+
+/* Feed @evs to a new engine that follows OBJ_A, and end the stream into @c. */
+static int attribution__run(const struct refcnt_event *evs, size_t nr, struct collect *c)
+{
+	struct refcnt_engine *engine;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	engine = refcnt_engine__new(&stream__ops, c);
+	if (!engine)
+		return -ENOMEM;
+	err = refcnt_engine__follow(engine, OBJ_A);
+	if (!err)
+		err = stream__feed(engine, evs, nr);
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+	return err;
+}
+
+/*
+ * A cached lookup's references (threads__find()): F hands the type on to
+ * its caller and keeps a second reference in its cache, the put of whose
+ * old one comes in a later call. X and Y call F; G stores a reference of
+ * its own (thread__find_map() in an addr_location), W puts it.
+ *  - W, called by X, puts G's reference, not the one X holds from F
+ *    (X, its owner, is still running above the put);
+ *  - Y puts the reference F handed it, not G's, nor F's cached one;
+ *  - F's own put, in a later call, releases the reference its cache kept,
+ *    not the one it has just taken to return.
+ * What is left, X's, is X's leak at its call of F.
+ */
+int test__refcnt_attribution_cached_lookup(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, G, 0x10, 1, 1),	/* X: stores one */
+		EV(12, GET,  OBJ_A, F, 0x10, 1, 2),	/* X: the lookup's result */
+		EV(13, GET,  OBJ_A, F, 0x30, 1, 3),	/*    and its cache's */
+		EV(14, PUT,  OBJ_A, W, 0x10, 1, 4),	/* X: drops the stored one */
+		EV(20, GET,  OBJ_A, F, 0x10, 1, 3),	/* Y: the result */
+		EV(21, GET,  OBJ_A, F, 0x30, 1, 4),	/*    the cache's */
+		EV(22, GET,  OBJ_A, G, 0x10, 1, 5),	/* Y: stores one */
+		EV(23, PUT,  OBJ_A, Y, 0x50, 1, 6),	/* Y: puts the result */
+		EV(30, GET,  OBJ_A, F, 0x10, 1, 5),	/* X: the result */
+		EV(31, PUT,  OBJ_A, F, 0x20, 1, 6),	/*    the cache's old one */
+		EV(32, GET,  OBJ_A, F, 0x30, 1, 5),	/*    and new one */
+	};
+	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+	struct collect c;
+	int leaks = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		/* the caller of the first two calls of F is X, of the next Y, then X */
+		u64 above = evs[i].time < 20 || evs[i].time >= 30 ? FN_X : FN_Y;
+
+		evs[i].type = type;
+		if (evs[i].caller == FN_Y) {
+			evs[i].up[0] = FN_MAIN;
+		} else if (evs[i].caller != FN_MAIN) {
+			evs[i].up[0] = above;
+			evs[i].up[1] = FN_MAIN;
+		}
+		evs[i].hands_on = evs[i].caller == FN_F;
+		if (evs[i].hands_on && evs[i].op == REFCNT_OP__GET) {
+			evs[i].owner = above;
+			evs[i].owner_site = above + 0x40;
+		}
+	}
+	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+	TEST_ASSERT_VAL("W puts G's, not what X holds",
+			stream__ref_is(&c.steps[4].paired, FN_G + 0x10));
+	TEST_ASSERT_VAL("Y puts what F handed it",
+			stream__ref_is(&c.steps[8].paired, FN_F + 0x10) &&
+			c.steps[8].paired.owner == FN_Y);
+	TEST_ASSERT_VAL("F's put releases what its cache kept",
+			stream__ref_is(&c.steps[10].paired, FN_F + 0x30));
+	for (int i = 0; i < c.nr_findings; i++) {
+		const struct refcnt_finding *f = &c.findings[i];
+
+		pr_debug("finding %d: %s at %#" PRIx64 " why %d\n", i,
+			 refcnt_finding_kind__name(f->kind), refcnt_finding__site(f)->site, f->why);
+		if (f->kind != REFCNT_FINDING__LEAK || !stream__ref_is(&f->ref, FN_F + 0x10))
+			continue;
+		TEST_ASSERT_VAL("the result is X's leak", f->has_culprit &&
+				f->why == REFCNT_WHY__OWNER && f->culprit.caller == FN_X);
+		leaks++;
+	}
+	TEST_ASSERT_EQUAL("results left", leaks, 2);
+	return TEST_OK;
 }

@@ -29,6 +29,7 @@
 #define FN_P	0x6000ULL
 #define FN_C	0x7000ULL
 #define FN_W	0x8000ULL
+#define FN_Y	0x9000ULL
 
 /* objects */
 #define OBJ_A	0xa000ULL

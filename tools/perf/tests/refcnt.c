@@ -115,6 +115,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_releases_nothing),
 	TEST_CASE("refcnt attribution: a lookup's result never put is its owner's leak",
 		  refcnt_attribution_owner),
+	TEST_CASE("refcnt attribution: a cached lookup's result, its cache's and a stored one",
+		  refcnt_attribution_cached_lookup),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",
 		  refcnt_scan_heaps),
 	TEST_CASE("refcnt scan: a well-formed synthetic heap: found, reachable when pointed to",

@@ -399,6 +399,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		return_address = false;
 	}
 	ev->caller = decoder__caller(d, sample, ev->space, ev->site, return_address, &handoff);
+	ev->hands_on = handoff & (1U << ev->type);
 	ev->stack = decoder__stack(d, sample, ev->space);
 	decoder__up(d, sample, ev, re->site ? 1 : 0);
 	if (ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET)

@@ -575,30 +575,125 @@ static void engine__check_live(struct refcnt_engine *engine, struct refcnt_objec
 	}
 }
 
+static bool ref__same(const struct refcnt_ref *a, const struct refcnt_ref *b)
+{
+	return a->time == b->time && a->tid == b->tid && a->site == b->site;
+}
+
 static bool ref__not_twin(const struct refcnt_ref *ref, const void *arg __maybe_unused)
 {
 	return !ref->twin;
 }
 
-/*
- * The reference taken in the function of the put (@caller), or in the
- * closest call made from it: the birth if it is one, else the most recent,
- * passing over the second reference of a call that took two while that
- * call made another (machine__resolve() puts the thread it found, not
- * the second of two references a thread__find_map() it called took).
- */
-static bool lifetime__pick_caller(struct refcnt_lifetime *lt, u64 caller, u32 *pick)
+/* The second of two references one call took: the one its function keeps. */
+static bool ref__twin(const struct refcnt_ref *ref, const void *arg __maybe_unused)
 {
+	return ref->twin;
+}
+
+struct handed_arg {
+	const struct refcnt_event	*ev;
+	int				pass;
+};
+
+/*
+ * Was @ref handed to the put's function: taken below it by functions that
+ * all hand the type on to their callers (its owner, handoff.h)? What the
+ * function it called kept (the second of two) it was not handed, nor a birth
+ * that a table took (threads__findnew() keeps the new thread and returns
+ * a get) while there is another: passes 0 and 1 pass those over.
+ */
+static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct handed_arg *h = arg;
+
+	if (!ref->owner || ref->owner != h->ev->caller)
+		return false;
+	return h->pass > 1 || (!ref->twin && (h->pass || ref->op != REFCNT_OP__BORN));
+}
+
+struct kept_arg {
+	const struct refcnt_lifetime	*lt;
+	const struct refcnt_event	*ev;
+};
+
+/*
+ * Of the references a function that hands the type on took, is @ref one
+ * it may release? Not the one it took last, on the put's thread with
+ * nothing in between, unless it keeps it: that is the one this call
+ * returns (threads__find() takes the thread it returns, then puts its
+ * cache's old reference and takes the cache's new one).
+ */
+static bool ref__kept(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct kept_arg *k = arg;
+	const struct refcnt_ref *last = &k->lt->last;
+
+	return !ref__same(ref, last) || last->op != REFCNT_OP__GET || last->twin ||
+	       last->tid != k->ev->tid || last->caller != k->ev->caller;
+}
+
+/*
+ * The reference taken in the function of the put (@ev's caller): by a
+ * function that hands the type on, one it keeps, else one it may release
+ * (ref__kept()); by others the birth if it is one, else the most recent,
+ * passing over the second reference of a call that took two.
+ */
+static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	struct kept_arg kept = { .lt = lt, .ev = ev };
+	u32 pick = REFSET_NONE;
+
+	if (ev->hands_on) {
+		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__twin, NULL);
+		if (pick == REFSET_NONE)
+			pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__kept,
+							 &kept);
+	}
+	if (pick == REFSET_NONE)
+		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__not_twin, NULL);
+	if (pick == REFSET_NONE)
+		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, NULL, NULL);
+	return pick;
+}
+
+/* One handed to the put's function, from the closest call first (ref__handed_to()). */
+static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	struct handed_arg h = { .ev = ev };
+	u32 pick = REFSET_NONE;
+
+	for (h.pass = 0; pick == REFSET_NONE && h.pass < 3; h.pass++) {
+		for (int depth = 1; pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++)
+			pick = refcnt_refset__pick_frame(&lt->refs, depth, ev->caller,
+							 ref__handed_to, &h);
+	}
+	return pick;
+}
+
+/*
+ * The reference taken in the function of the put, else one handed to it
+ * (machine__resolve() puts the thread machine__findnew_thread() returned
+ * it, not the one thread__find_map() stored in its addr_location), else
+ * one taken in the closest call made from it, passing over the second
+ * reference of a call that took two while that call made another.
+ */
+static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				  u32 *pick)
+{
+	u64 caller = ev->caller;
+
 	if (!caller)
 		return false;
-	for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
+	*pick = lifetime__pick_own(lt, ev);
+	if (*pick == REFSET_NONE)
+		*pick = lifetime__pick_handed(lt, ev);
+	for (int depth = 1; *pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++) {
 		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller, ref__not_twin, NULL);
 		if (*pick == REFSET_NONE)
 			*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller, NULL, NULL);
-		if (*pick != REFSET_NONE)
-			return true;
 	}
-	return false;
+	return *pick != REFSET_NONE;
 }
 
 /*
@@ -642,13 +737,34 @@ static bool lifetime__held_above(struct refcnt_lifetime *lt, const struct refcnt
 }
 
 /*
+ * Was @ref handed, on the put's thread, to a function still running above
+ * the put (its owner, handoff.h)? As for one it took itself (above), that
+ * function releases it or hands it on: a lookup's result that a sched
+ * switch handler holds is not what the addr_location__exit() it calls puts.
+ */
+static bool ref__owned_above(const struct refcnt_ref *ref, const struct refcnt_event *ev)
+{
+	const u64 *above = ev->above ?: ev->up;
+	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
+
+	if (!ref->owner || ref->tid != ev->tid || ref->owner == ev->caller)
+		return false;
+	for (u32 i = 0; i < nr; i++) {
+		if (above[i] == ref->owner)
+			return true;
+	}
+	return false;
+}
+
+/*
  * How unlikely a weak rule should release @ref: 0 for most, 1 for the
  * second reference of a call that took two (the likely extra get, kept for
- * the leak it may be), 2 for one a function above the put holds.
+ * the leak it may be), 2 for one a function above the put holds (took
+ * itself, or was handed by its callees).
  */
 static int ref__keep(const struct refcnt_ref *ref, const struct refcnt_event *ev)
 {
-	return ref__held_above(ref, ev) ? 2 : ref->twin;
+	return ref__held_above(ref, ev) || ref__owned_above(ref, ev) ? 2 : ref->twin;
 }
 
 struct keep_arg {
@@ -713,7 +829,7 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 		*pick = lifetime__last(lt);
 		return REFCNT_PAIR__EXACT;
 	}
-	if (lifetime__pick_caller(lt, ev->caller, pick))
+	if (lifetime__pick_caller(lt, ev, pick))
 		return REFCNT_PAIR__SAME_CALLER;
 	if (lifetime__pick_learnt(lt, model, ev, pick))
 		return REFCNT_PAIR__LEARNT;
@@ -749,11 +865,6 @@ static void object__culprit(struct refcnt_object *object, const struct refcnt_re
 	object->culprit = *put;
 	object->has_culprit = true;
 	object->culprit_level = level;
-}
-
-static bool ref__same(const struct refcnt_ref *a, const struct refcnt_ref *b)
-{
-	return a->time == b->time && a->tid == b->tid && a->site == b->site;
 }
 
 /*

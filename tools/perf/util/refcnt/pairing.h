@@ -116,6 +116,9 @@ struct refcnt_event {
 				 */
 	u8	type;		/* index in refcnt_type_specs */
 	u8	op;		/* enum refcnt_op */
+	bool	hands_on;	/* @caller hands @type on to its own caller
+				 * (returns it: a lookup), per handoff.h
+				 */
 };
 
 /* Where a reference was taken or released. */
