@@ -39,6 +39,7 @@
 #include "util/refcnt/diff.h"
 #include "util/refcnt/exit_scan.h"
 #include "util/refcnt/findings.h"
+#include "util/refcnt/guardian.h"
 #include "util/refcnt/hists.h"
 #include "util/refcnt/hash.h"
 #include "util/refcnt/layout.h"
@@ -91,6 +92,8 @@ static struct evlist *refcnt_pins;
 
 /* the recorder: atexit() handlers also run in a forked child that exits */
 static pid_t refcnt_recorder;
+/* removes the uprobes if the recorder is killed, ends them if not */
+static struct refcnt_guardian refcnt_guardian = { .sock = -1 };
 
 /* Nothing may be left behind, whatever way record ends. */
 static void refcnt__uninstall(void)
@@ -104,6 +107,9 @@ static void refcnt__uninstall(void)
 	/* an open event keeps its uprobe event from being removed */
 	evlist__delete(refcnt_pins);
 	refcnt_pins = NULL;
+	/* the guardian holds them: it closes them and removes the uprobes */
+	if (refcnt_guardian__end(&refcnt_guardian))
+		return;
 	if (refcnt_probes.nr_installed && refcnt_probes__uninstall(&refcnt_probes))
 		pr_err("Could not remove the uprobes of group %s: remove them with 'perf probe -d %s:*'\n",
 		       refcnt_probes.group, refcnt_probes.group);
@@ -154,51 +160,16 @@ static int refcnt__check_uprobes(void)
 }
 
 /*
- * A recorder killed by SIGKILL or SIGHUP cannot remove its uprobes, and
- * tracefs keeps them. A guardian process, forked before they are installed,
- * waits until the recorder is gone (its end of a pipe closes, whatever the
- * way it ends) and removes what is left of the group.
+ * Let the guardian hold the pins too, so that no close of ours or of perf
+ * record's is the last one, which waits for a grace period (guardian.h).
  */
-static int refcnt__start_guardian(const char *group, pid_t *guardian)
+static void refcnt__hand_pins(struct evlist *pins, int nr)
 {
-	int fds[2];
-	pid_t pid;
+	int *fds = calloc(nr ?: 1, sizeof(*fds));
 
-	if (pipe2(fds, O_CLOEXEC))
-		return -errno;
-
-	pid = fork();
-	if (pid < 0) {
-		close(fds[0]);
-		close(fds[1]);
-		return -errno;
-	}
-	if (pid == 0) {
-		char c;
-
-		close(fds[1]);
-		signal(SIGINT, SIG_IGN);
-		signal(SIGTERM, SIG_IGN);
-		signal(SIGHUP, SIG_IGN);
-		while (read(fds[0], &c, 1) < 0 && errno == EINTR)
-			;
-		/* the events may still be closing: try for a second */
-		for (int i = 0; i < 10; i++) {
-			int nr = refcnt_probes__remove_group(group);
-
-			if (nr > 0)
-				pr_warning("perf refcnt: removed %d uprobes of group %s left by the recorder\n",
-					   nr, group);
-			if (nr >= 0)
-				break;
-			usleep(100000);
-		}
-		_exit(0);
-	}
-	close(fds[0]);
-	/* fds[1] stays open until this process ends; O_CLOEXEC keeps it from the workload */
-	*guardian = pid;
-	return 0;
+	if (fds)
+		refcnt_guardian__hold(&refcnt_guardian, fds, refcnt_pins__fds(pins, fds, nr));
+	free(fds);
 }
 
 /* How many inlined copies of spec function @fn are probed; probes name @fn by pointer. */
@@ -301,7 +272,6 @@ static int refcnt__record(int argc, const char **argv)
 	const char *mmap_pages = "2048", *max_stack = NULL, *uncover = NULL;
 	bool compress = true, count = false, scan = true;
 	struct refcnt_exit_scan exit_scan = { .helper = -1 };
-	pid_t guardian = 0;
 	const char **rec_argv;
 	char group[32], event[48], *exe_path = NULL, bad[64], types_help[128];
 	char call_graph_fp[32], *end;
@@ -404,7 +374,7 @@ static int refcnt__record(int argc, const char **argv)
 	}
 
 	snprintf(group, sizeof(group), REFCNT_GROUP_PREFIX "%d", getpid());
-	ret = refcnt__start_guardian(group, &guardian);
+	ret = refcnt_guardian__start(&refcnt_guardian, group);
 	if (ret) {
 		pr_err("Cannot start the process that removes the uprobes if perf refcnt is killed: %s\n",
 		       strerror(-ret));
@@ -426,9 +396,10 @@ static int refcnt__record(int argc, const char **argv)
 	snprintf(event, sizeof(event), "%s:*", group);
 	/* before the pins are open: the helper must not hold them */
 	if (scan && !count)
-		refcnt_exit_scan__start(&exit_scan, pid ? atoi(pid) : 0, guardian,
+		refcnt_exit_scan__start(&exit_scan, pid ? atoi(pid) : 0, refcnt_guardian.pid,
 					refcnt_probes.scan_types);
 	refcnt_pins = refcnt_pins__open(event);
+	refcnt__hand_pins(refcnt_pins, refcnt_probes.nr);
 
 	rec_argv[i++] = count ? "stat" : "record";
 	if (output) {

@@ -17,11 +17,12 @@ events=/sys/kernel/tracing/uprobe_events
 refcnt_need_root
 perf refcnt record -x "$target" -o "$tmpdir/probe.data" -- true > /dev/null 2>&1
 
-# no group refcnt_<pid> in tracefs, waiting up to 3 s for the guardian
+# no group refcnt_<pid> in tracefs, waiting up to 60 s for the guardian,
+# which closes the events (some 80 ms each) before it removes the uprobes
 no_leftover() {
 	local pid=$1 what=$2
 
-	for _ in $(seq 30); do
+	for _ in $(seq 600); do
 		grep -q "^[pr]:refcnt_$pid/" $events || return 0
 		sleep 0.1
 	done
@@ -65,6 +66,21 @@ for sig in INT TERM KILL HUP; do
 	no_leftover $pid "SIG$sig" && echo "refcnt record exit: SIG$sig: nothing left behind"
 	[ -n "$workload" ] && kill $workload 2> /dev/null
 done
+
+# A record returns while its guardian still closes the events: a record
+# started meanwhile leaves that group alone (no removal, no error), and the
+# guardian removes it after.
+perf refcnt record -x "$target" -o "$tmpdir/a.data" -- true > /dev/null 2>&1 &
+first=$!
+wait $first || fail "first of two: exit code $?"
+busy=$(pgrep -x "refcnt-$first")
+perf refcnt record -x "$target" -o "$tmpdir/b.data" -- true > /dev/null 2> "$tmpdir/b.err" ||
+	fail "second of two: exit code $?"
+if grep -E "left behind|Failed to delete" "$tmpdir/b.err"; then
+	fail "a record started while refcnt_$first was ending touched it"
+fi
+no_leftover $first "two records" &&
+	echo "refcnt record exit: a second record left the first one's ending alone${busy:+ (its guardian $busy was busy)}"
 
 # SIGINT ends the recording cleanly: the file reads
 if ! perf script -i "$tmpdir/INT.data" > /dev/null 2>&1; then

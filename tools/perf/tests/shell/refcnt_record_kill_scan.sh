@@ -94,7 +94,8 @@ wait_for 10 gone "$helper" ||
 	fail "the helper $helper still runs (state $(state "$helper")) after the recorder was killed"
 wait_for 10 gone "$workload" ||
 	fail "the workload $workload is left in state $(state "$workload")"
-wait_for 10 no_uprobes_of $recorder ||
+# the guardian closes the events (some 80 ms each), then removes the uprobes
+wait_for 60 no_uprobes_of $recorder ||
 	fail "uprobes of refcnt_$recorder left behind"
 [ $err -eq 0 ] &&
 	echo "refcnt record kill scan: helper and workload ended, no uprobe left, after SIGKILL of the recorder"

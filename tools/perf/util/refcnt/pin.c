@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <string.h>
 #include <perf/cpumap.h>
+#include <internal/xyarray.h>
 
 #include "../debug.h"
 #include "../evlist.h"
@@ -48,4 +49,20 @@ out_err:
 	perf_cpu_map__put(cpus);
 	evlist__delete(pins);
 	return NULL;
+}
+
+int refcnt_pins__fds(struct evlist *pins, int *fds, int max)
+{
+	struct evsel *evsel;
+	int nr = 0;
+
+	if (!pins)
+		return 0;
+	evlist__for_each_entry(pins, evsel) {
+		int fd = evsel->core.fd ? *(int *)xyarray__entry(evsel->core.fd, 0, 0) : -1;
+
+		if (fd >= 0 && nr < max)
+			fds[nr++] = fd;
+	}
+	return nr;
 }

@@ -30,4 +30,7 @@ struct evlist;
  */
 struct evlist *refcnt_pins__open(const char *event);
 
+/* The fds of @pins' events, up to @max of them in @fds: how many. */
+int refcnt_pins__fds(struct evlist *pins, int *fds, int max);
+
 #endif /* __PERF_REFCNT_PIN_H */

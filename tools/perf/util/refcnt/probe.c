@@ -13,6 +13,7 @@
  * once for all functions and picks, per copy, the first address of the
  * copy where the pointer can be fetched, so no copy is left out silently.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <dwarf.h>
 #include <errno.h>
@@ -1069,7 +1070,39 @@ int refcnt_probes__uninstall(struct refcnt_probes *rp)
 	return ret < 0 ? ret : 0;
 }
 
-/* Is the recorder that owns group refcnt_<pid> still running? */
+/*
+ * Is the guardian of a recorder's group refcnt_<pid> still ending its
+ * events (guardian.h)? It is named refcnt-<pid>.
+ */
+static bool group__guardian_alive(int pid)
+{
+	char want[32], comm[32], path[300];
+	DIR *proc = opendir("/proc");
+	struct dirent *d;
+	bool alive = false;
+
+	if (!proc)
+		return false;
+	snprintf(want, sizeof(want), "refcnt-%d\n", pid);
+	while (!alive && (d = readdir(proc))) {
+		ssize_t n;
+		int fd;
+
+		if (!isdigit(d->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/comm", d->d_name);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		n = read(fd, comm, sizeof(comm) - 1);
+		close(fd);
+		alive = n == (ssize_t)strlen(want) && !memcmp(comm, want, n);
+	}
+	closedir(proc);
+	return alive;
+}
+
+/* Is the recorder that owns group refcnt_<pid>, or its guardian, still running? */
 static bool group__owner_alive(const char *group)
 {
 	char path[64], cmd[4096];
@@ -1081,18 +1114,18 @@ static bool group__owner_alive(const char *group)
 	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
 	fd = open(path, O_RDONLY);
 	if (fd < 0)
-		return false;
+		return group__guardian_alive(pid);
 	n = read(fd, cmd, sizeof(cmd) - 1);
 	close(fd);
 	if (n <= 0)
-		return false;
+		return group__guardian_alive(pid);
 	/* a reused pid: is it a perf refcnt record? */
 	for (ssize_t i = 0; i < n; i++) {
 		if (cmd[i] == '\0')
 			cmd[i] = ' ';
 	}
 	cmd[n] = '\0';
-	return strstr(cmd, "refcnt");
+	return strstr(cmd, "refcnt") || group__guardian_alive(pid);
 }
 
 int refcnt_probes__remove_stale(void)

@@ -5,11 +5,31 @@
 
 refcnt_uprobe_events=/sys/kernel/tracing/uprobe_events
 
-# The uprobe groups left behind: refcnt_<pid> of recorders that are gone.
-# Groups of recorders still running (another test, another user) are theirs.
+# Is the guardian of a gone recorder's group refcnt_<pid> still ending its
+# events? It is named refcnt-<pid>, and takes some 80 ms per uprobe (the
+# kernel's grace period at each last close) after the recorder returned.
+refcnt_guardians_busy() {
+	local group pid
+
+	for group in $(grep -o '^[pr]:refcnt_[0-9]*' "$refcnt_uprobe_events" 2> /dev/null |
+		       sort -u); do
+		pid=${group#*refcnt_}
+		[ -d "/proc/$pid" ] && continue
+		pgrep -x "refcnt-$pid" > /dev/null && return 0
+	done
+	return 1
+}
+
+# The uprobe groups left behind: refcnt_<pid> of recorders that are gone,
+# once their guardians are done (waiting up to 60 s for them). Groups of
+# recorders still running (another test, another user) are theirs.
 refcnt_leftovers() {
 	local group pid
 
+	for _ in $(seq 600); do
+		refcnt_guardians_busy || break
+		sleep 0.1
+	done
 	grep -o '^[pr]:refcnt_[0-9]*' "$refcnt_uprobe_events" 2> /dev/null | sort -u |
 	while read -r group; do
 		pid=${group#*refcnt_}
