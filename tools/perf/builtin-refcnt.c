@@ -188,19 +188,25 @@ static void refcnt__print_inline_coverage(const struct refcnt_probes *rp, const 
 
 static void refcnt__print_probes(const struct refcnt_probes *rp, const char *uncover)
 {
-	int inlined = 0, moved = 0;
+	int inlined = 0, moved = 0, nop5;
 
 	for (int i = 0; i < rp->nr; i++) {
 		inlined += rp->probes[i].inlined;
 		moved += rp->probes[i].moved;
-		pr_debug("probe %-22s %-14s %#8" PRIx64 " obj=%s%+ld live@%d %s %s:%d\n",
+		pr_debug("probe %-22s %-14s %#8" PRIx64 " off=%#" PRIx64
+			 " obj=%s%+ld live@%d %s %s:%d\n",
 			 rp->probes[i].event, rp->probes[i].func, rp->probes[i].vaddr,
+			 rp->probes[i].offset,
 			 rp->probes[i].obj.reg ?: "$retval", rp->probes[i].obj.offset,
 			 rp->probes[i].live_offset, rp->probes[i].in_func ?: "",
 			 rp->probes[i].call_file ?: "", rp->probes[i].call_line);
 	}
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
+	nop5 = refcnt_probes__count_nop5(rp);
+	if (nop5 >= 0)
+		pr_info("perf refcnt: %d of them sit on a 5-byte nop (the kernel may run those without a trap), %d trap\n",
+			nop5, rp->nr - nop5);
 
 	/* per spec function with inlined copies: how many of them are covered */
 	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {

@@ -876,6 +876,25 @@ void refcnt_probes__exit(struct refcnt_probes *rp)
 	zfree(&rp->group);
 }
 
+int refcnt_probes__count_nop5(const struct refcnt_probes *rp)
+{
+	/* nopl 0x0(%rax,%rax,1), the one nop the kernel optimizes */
+	static const u8 nop5[] = { 0x0f, 0x1f, 0x44, 0x00, 0x00 };
+	int fd = open(rp->exe, O_RDONLY | O_CLOEXEC), nr = 0;
+
+	if (fd < 0)
+		return -errno;
+	for (int i = 0; i < rp->nr; i++) {
+		u8 insn[sizeof(nop5)];
+
+		if (pread(fd, insn, sizeof(insn), rp->probes[i].offset) == sizeof(insn) &&
+		    !memcmp(insn, nop5, sizeof(nop5)))
+			nr++;
+	}
+	close(fd);
+	return nr;
+}
+
 /* "<reg>", "+off(<reg>)" or "$retval" with @deref extra dereferences. */
 static int probe__fetch(struct probe_trace_arg *arg, const struct refcnt_loc *loc,
 			long member, bool deref_member)

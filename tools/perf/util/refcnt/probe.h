@@ -79,6 +79,14 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 			   unsigned long type_mask, const char *uncover);
 void refcnt_probes__exit(struct refcnt_probes *rp);
 
+/*
+ * How many of the probes sit on x86's 5-byte nop: a kernel with optimized
+ * uprobes (6.18) turns such a probe, after its first hit, into a call of
+ * its uprobe trampoline, about 1 us against 16 for a trap and a single
+ * step. Returns a negative errno if the binary cannot be read.
+ */
+int refcnt_probes__count_nop5(const struct refcnt_probes *rp);
+
 /* Register the probes as uprobe events in tracefs group @group. */
 int refcnt_probes__install(struct refcnt_probes *rp, const char *group);
 /* Unregister what refcnt_probes__install() registered. */
