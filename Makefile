@@ -27,9 +27,15 @@ MANDIR  := $(BUILD)/man
 # PATH: the build must not depend on the machine's shims. Nor on whether
 # llvm-dev happens to be installed (deps.sh does not): linked, libLLVM adds
 # 40 MiB and 70 ms to every perf run.
-PERF_MAKE_FLAGS := O=$(OBJ) EXTRA_CFLAGS=-g NO_LIBBPF=1 NO_JVMTI=1 NO_LIBLLVM=1 \
+PERF_MAKE_FLAGS := O=$(OBJ) NO_LIBBPF=1 NO_JVMTI=1 NO_LIBLLVM=1 \
 		   PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config \
 		   NO_SHELLCHECK=1 WERROR=1 mandir=$(MANDIR)
+
+# Debug info for perf refcnt, and each function's entry padded with five
+# nops that scripts/nop5.py makes one 5-byte nop: a kernel with optimized
+# uprobes (6.18) runs a probe there without a trap (16 us a hit: 1 us).
+PERF_CFLAGS := -g -fpatchable-function-entry=5
+NOP5 := /usr/bin/python3 $(CURDIR)/scripts/nop5.py
 
 all: build
 
@@ -40,7 +46,8 @@ prepare: deps
 	@scripts/prepare-tree.sh $(CURDIR) $(SRC) $(OBJ)
 
 build: prepare man
-	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS)
+	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS) EXTRA_CFLAGS="$(PERF_CFLAGS)"
+	@$(NOP5) $(OBJ)/perf > /dev/null
 	@ln -sfn obj/perf $(PERF)
 
 # perf-refcnt.1 with perf's own Documentation/Makefile (asciidoc + xmlto),
@@ -98,7 +105,8 @@ bench: build
 # ACCURACY_REREPORT=1: report the last run's recordings again.
 accuracy: build
 	@ACCURACY_SET="$(ACCURACY_SET)" ACCURACY_REREPORT="$(ACCURACY_REREPORT)" \
-		PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
+		PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" ACCURACY_CFLAGS="$(PERF_CFLAGS)" \
+		scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
 		$(BUILD)/accuracy $(ACCURACY_VARIANTS)
 
 # The same, each variant also built with ASan (RC_CHK) from build/asan: the
@@ -106,7 +114,8 @@ accuracy: build
 # the clean perf.
 accuracy-asan: build asan
 	@ACCURACY_SET="$(ACCURACY_SET)" ACCURACY_REREPORT="$(ACCURACY_REREPORT)" \
-		PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" ACCURACY_ASAN_OBJ=$(ASAN_OBJ) \
+		PERF_MAKE_FLAGS="$(PERF_MAKE_FLAGS)" ACCURACY_CFLAGS="$(PERF_CFLAGS)" \
+		ACCURACY_ASAN_OBJ=$(ASAN_OBJ) \
 		ACCURACY_ASAN_CFLAGS="$(ASAN_CFLAGS)" scripts/accuracy.sh $(PERF) $(SRC) $(OBJ) \
 		$(BUILD)/accuracy $(ACCURACY_VARIANTS)
 

@@ -33,6 +33,9 @@ else
 	grep "^# \(perf\|events\|objects\|leaks\)" "$tmpdir/v61.out"
 	grep -q "^perf refcnt: [0-9]* probes on $(readlink -f "$perf61")" "$tmpdir/v61.err" ||
 		fail "record did not say the probes it placed on perf 6.1"
+	# built without patchable entries: every probe traps, and record says so
+	grep -q "^perf refcnt: 0 of them sit on a 5-byte nop .*, [1-9][0-9]* trap$" \
+		"$tmpdir/v61.err" || fail "record did not say that every probe on perf 6.1 traps"
 	# 6.1's perf report drops no reference twice; its machine__exit()
 	# deletes the kernel maps with one reference left, which shows as a
 	# mismatch, a true report of 6.1
