@@ -188,7 +188,7 @@ static void refcnt__print_inline_coverage(const struct refcnt_probes *rp, const 
 
 static void refcnt__print_probes(const struct refcnt_probes *rp, const char *uncover)
 {
-	int inlined = 0, moved = 0, nop5;
+	int inlined = 0, moved = 0, on_branch = 0, nop5;
 
 	for (int i = 0; i < rp->nr; i++) {
 		inlined += rp->probes[i].inlined;
@@ -203,6 +203,11 @@ static void refcnt__print_probes(const struct refcnt_probes *rp, const char *unc
 	}
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
+	for (int i = 0; i < rp->nr; i++)
+		on_branch += rp->probes[i].on_branch;
+	if (on_branch)
+		pr_info("perf refcnt: %d inlined gets probed on the jump after their first instruction: the kernel emulates it, no single step\n",
+			on_branch);
 	nop5 = refcnt_probes__count_nop5(rp);
 	if (nop5 >= 0)
 		pr_info("perf refcnt: %d of them sit on a 5-byte nop (the kernel may run those without a trap), %d trap\n",

@@ -404,7 +404,92 @@ static bool resolver__refcnt_access(struct refcnt_resolver *r, Dwarf_Die *inl,
 	cs_close(&handle);
 	return found;
 }
+
+/* The 64-bit register that @reg (64 or 32 bits) is part of, or INVALID. */
+static x86_reg x86_reg64(x86_reg reg)
+{
+	static const x86_reg regs[][2] = {
+		{ X86_REG_EAX, X86_REG_RAX }, { X86_REG_EBX, X86_REG_RBX },
+		{ X86_REG_ECX, X86_REG_RCX }, { X86_REG_EDX, X86_REG_RDX },
+		{ X86_REG_ESI, X86_REG_RSI }, { X86_REG_EDI, X86_REG_RDI },
+		{ X86_REG_EBP, X86_REG_RBP }, { X86_REG_R8D, X86_REG_R8 },
+		{ X86_REG_R9D, X86_REG_R9 }, { X86_REG_R10D, X86_REG_R10 },
+		{ X86_REG_R11D, X86_REG_R11 }, { X86_REG_R12D, X86_REG_R12 },
+		{ X86_REG_R13D, X86_REG_R13 }, { X86_REG_R14D, X86_REG_R14 },
+		{ X86_REG_R15D, X86_REG_R15 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
+		if (regs[i][0] == reg || regs[i][1] == reg)
+			return regs[i][1];
+	}
+	return X86_REG_INVALID;
+}
+
+/*
+ * Does @insn leave the object in register @obj and memory alone: a test or
+ * a compare (flags only), or a move into another register?
+ */
+static bool insn__keeps(const cs_insn *insn, const char *obj)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+	x86_reg dst;
+
+	switch (insn->id) {
+	case X86_INS_TEST:
+	case X86_INS_CMP:
+		return true;
+	case X86_INS_MOV:
+		if (x86->op_count != 2 || x86->operands[0].type != X86_OP_REG)
+			return false;
+		dst = x86_reg64(x86->operands[0].reg);
+		return dst != X86_REG_INVALID && capstone_reg(dst) &&
+		       strcmp(capstone_reg(dst), obj);
+	default:
+		return false;
+	}
+}
+
+/*
+ * An inlined get's probe on an instruction the kernel must single-step
+ * out of line (some 16 us a hit here) moves onto the direct jump right
+ * after it, which the kernel emulates (some 1 us): "test %rcx,%rcx; je"
+ * (the NULL check), "mov 0x28(%rcx),%edx; jmp" (into the cmpxchg loop).
+ * Only one instruction is passed over, and only one that keeps the object
+ * where it is and the memory as it is: the event, the object and the live
+ * count, read before the count changes, are the same.
+ */
+static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe *p)
+{
+	const u8 *code;
+	cs_insn *insn;
+	size_t size, n;
+	csh handle;
+
+	if (p->obj.kind != REFCNT_LOC__REG || r->ehdr.e_machine != EM_X86_64 ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	code = resolver__code(r, p->vaddr, &size);
+	n = code ? cs_disasm(handle, code, min_t(size_t, size, 32), p->vaddr, 2, &insn) : 0;
+	if (n == 2 && insn__keeps(&insn[0], p->obj.reg) &&
+	    cs_insn_group(handle, &insn[1], X86_GRP_JUMP) &&
+	    insn[1].detail->x86.op_count == 1 &&
+	    insn[1].detail->x86.operands[0].type == X86_OP_IMM &&
+	    !resolver__file_offset(r, insn[1].address, &p->offset)) {
+		p->vaddr = insn[1].address;
+		p->on_branch = true;
+	}
+	if (n)
+		cs_free(insn, n);
+	cs_close(&handle);
+}
 #else
+static void resolver__onto_branch(struct refcnt_resolver *r __maybe_unused,
+				  struct refcnt_probe *p __maybe_unused)
+{
+}
+
 static bool resolver__refcnt_access(struct refcnt_resolver *r __maybe_unused,
 				    Dwarf_Die *inl __maybe_unused,
 				    int live_offset __maybe_unused,
@@ -533,6 +618,8 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 		tmp.moved = pc != entry;
 		ok = !resolver__file_offset(r, pc, &tmp.offset);
 	}
+	if (ok && fn->op == REFCNT_OP__GET)
+		resolver__onto_branch(r, &tmp);
 uncovered:
 	if (!ok) {
 		/* probed without the object, to count the operations missed */

@@ -35,6 +35,10 @@ struct refcnt_probe {
 	bool		moved;		/* not at the copy's entry: the pointer
 					 * is fetchable only further in
 					 */
+	bool		on_branch;	/* moved onto the direct jump after its
+					 * first instruction: emulated, not
+					 * single-stepped
+					 */
 	const char	*func;		/* the spec's function name */
 	char		*in_func;	/* inlined: the function it is inlined in */
 	char		*call_file;	/* inlined: where it is called */
