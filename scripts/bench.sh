@@ -15,12 +15,15 @@
 # record -a -g file of noploop, made here at 1x, 2x and 4x W2_SECONDS: the
 # kernel maps and hot maps hold thousands of references at once. The report's
 # time per event must not grow with the recording (no quadratic term).
+# W3 is the audit end to end: of perf version and of W2's perf report at
+# 1x, on PERF and on a copy whose probes all trap (no 5-byte nops).
 #
 # Usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]
 #   W2_SECONDS (environment): the 1x length of W2's recording, default 2
 set -euo pipefail
 
 perf=$(realpath "${1:?usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]}")
+top=$(cd "$(dirname "$0")/.." && pwd)
 freq=${2:-4000}
 secs=${3:-1}
 reps=${4:-3}
@@ -29,7 +32,18 @@ trap 'rm -rf "$dir"' EXIT
 cd "$dir"
 
 # wall seconds and peak RSS (KiB) of a command: "secs kib"
+# An audit's guardian closes its uprobe events after it returns (7 s of
+# grace periods, guardian.h): each run waits for the last one's to end, so
+# that none pays for another's.
+settle() {
+	for _ in $(seq 600); do
+		pgrep -x 'refcnt-[0-9]+' > /dev/null || return 0
+		sleep 0.1
+	done
+}
+
 measure() {
+	settle
 	/usr/bin/time -f '%e %M' -o "$dir/time" "$@" > /dev/null 2> "$dir/stderr" || {
 		echo "bench: '$*' failed: $(tail -n 2 "$dir/stderr")" >&2
 		exit 1
@@ -133,4 +147,43 @@ BEGIN {
 	printf "| %-34s | %10d | %8.2f | %8.0f | %12.1f |\n", "perf script of W2 at 1x", ev[1], sc[1], per(sc[1], ev[1]), sc[2] / 1024
 	printf "\nW2 at 1x: report is %.1fx perf script in events/s, at %.0f%% of its peak RSS; ns/event at 4x is %.2fx that at 1x\n",
 	       sc[1] / sec[1], 100 * rss[1] / sc[2], per(sec[4], ev[4]) / per(sec[1], ev[1])
+}'
+
+# W3: audits end to end, on PERF (make's: a 5-byte nop at each function's
+# entry) and on the same perf with five 1-byte nops there instead (nop5.py
+# --undo), where every probe traps. The recorder returns once the recording
+# is written; the guardians' closes of the uprobe events follow in the
+# background (measure() waits for them before each run).
+audit() {
+	median "$perf" refcnt record -o w3.refcnt -- "$@"
+}
+cp "$perf" "$dir/perf-traps"
+python3 "$top/scripts/nop5.py" --undo "$dir/perf-traps" > /dev/null
+w3_rows=""
+for target in "$perf" "$dir/perf-traps"; do
+	v_bare=$(median "$target" version)
+	v_audit=$(audit "$target" version)
+	r_bare=$(median "$target" report --stdio -i "$dir/w2-1.data")
+	r_audit=$(audit "$target" report --stdio -i "$dir/w2-1.data")
+	probes=$(sed -n 's/^perf refcnt: \([0-9]*\) of them sit on a 5-byte nop .*, \([0-9]*\) trap$/\1\/\2/p' \
+		"$dir/stderr")
+	w3_rows="$w3_rows $probes $(w2_events w3.refcnt) $v_bare $v_audit $r_bare $r_audit"
+done
+settle
+
+echo
+awk -v rows="$w3_rows" -v reps="$reps" '
+BEGIN {
+	n = split(rows, r, " ")
+	printf "W3 = audits end to end (perf refcnt record -- TARGET ...); median of %d runs\n\n", reps
+	printf "| %-26s | %9s | %7s | %7s | %7s | %7s | %7s | %9s |\n", "TARGET", "nop/trap", "version", "audited", "report", "audited", "ratio", "events/s"
+	printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------------", "-----------", "---------", "---------", "---------", "---------", "---------", "-----------"
+	name[1] = "perf, 5-byte nops (make)"; name[2] = "perf, 1-byte nops (traps)"
+	for (i = 1; i <= n; i += 10) {
+		k++
+		ev[k] = r[i + 1]; rep[k] = r[i + 8]
+		printf "| %-26s | %9s | %7.2f | %7.2f | %7.2f | %7.2f | %7.1f | %9.0f |\n", name[k], r[i],
+		       r[i + 2], r[i + 4], r[i + 6], r[i + 8], r[i + 8] / r[i + 6], r[i + 1] / r[i + 8]
+	}
+	printf "\nthe audit of W2 at 1x (perf report --stdio), end to end: %.2fx faster with 5-byte nops\n", rep[2] / rep[1]
 }'
