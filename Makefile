@@ -31,11 +31,13 @@ PERF_MAKE_FLAGS := O=$(OBJ) NO_LIBBPF=1 NO_JVMTI=1 NO_LIBLLVM=1 \
 		   PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config \
 		   NO_SHELLCHECK=1 WERROR=1 mandir=$(MANDIR)
 
-# Debug info for perf refcnt, and each function's entry padded with five
-# nops that scripts/nop5.py makes one 5-byte nop: a kernel with optimized
-# uprobes (6.18) runs a probe there without a trap (16 us a hit: 1 us).
-PERF_CFLAGS := -g -fpatchable-function-entry=5
-NOP5 := /usr/bin/python3 $(CURDIR)/scripts/nop5.py
+# Debug info for perf refcnt. Not -fpatchable-function-entry=5 with the
+# nops made one 5-byte nop (scripts/nop5.py), which a kernel with optimized
+# uprobes runs without a trap: the kernel adds a probe's return address to
+# the user callchain only when the probed instruction is a function's
+# usual first one (push %rbp, endbr64: is_uprobe_at_func_entry()), so a
+# nop there drops every probe's caller from its callchain.
+PERF_CFLAGS := -g
 
 all: build
 
@@ -47,7 +49,6 @@ prepare: deps
 
 build: prepare man
 	@$(MAKE) -s -C $(SRC)/tools/perf $(PERF_MAKE_FLAGS) EXTRA_CFLAGS="$(PERF_CFLAGS)"
-	@$(NOP5) $(OBJ)/perf > /dev/null
 	@ln -sfn obj/perf $(PERF)
 
 # perf-refcnt.1 with perf's own Documentation/Makefile (asciidoc + xmlto),

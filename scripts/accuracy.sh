@@ -69,7 +69,7 @@ flags=${PERF_MAKE_FLAGS:?PERF_MAKE_FLAGS: how perf was built}
 top_seconds=${REFCNT_ACCURACY_TOP_SECONDS:-8}
 asan_obj=${ACCURACY_ASAN_OBJ:-}
 asan_cflags=${ACCURACY_ASAN_CFLAGS:--g -fsanitize=address -fno-omit-frame-pointer}
-# how build/perf was built (make: -g -fpatchable-function-entry=5)
+# how build/perf was built (make's PERF_CFLAGS)
 perf_cflags=${ACCURACY_CFLAGS:--g}
 [ -z "$asan_obj" ] || asan_obj=$(realpath "$asan_obj")
 
@@ -119,7 +119,7 @@ fi
 
 # build NAME PATCH [DIR OBJ CFLAGS]: the variant's perf, as DIR/perf
 # (default $out/NAME), from the object tree OBJ built with EXTRA_CFLAGS
-# CFLAGS (default: build/perf's), its entries' nops made 5-byte ones
+# CFLAGS (default: build/perf's)
 build() {
 	local name=$1 patch=$2 dir=${3:-$out/$1} tree=${4:-$obj} cflags=${5:-$perf_cflags}
 
@@ -132,7 +132,7 @@ build() {
 		patch -p1 -s -d "$1" < "$4"
 		make -s -C "$1/tools/perf" $5 O="$2" EXTRA_CFLAGS="$6"
 		cp "$2/perf" "$3/perf"' build "$src" "$tree" "$dir" "$patch" "$flags" "$cflags" \
-		> "$dir/build.log" 2>&1 || ! python3 "$top/scripts/nop5.py" "$dir/perf" >> "$dir/build.log"; then
+		> "$dir/build.log" 2>&1; then
 		echo "accuracy: $name does not build: see $dir/build.log" >&2
 		tail -n 5 "$dir/build.log" >&2
 		return 1

@@ -16,7 +16,7 @@
 # kernel maps and hot maps hold thousands of references at once. The report's
 # time per event must not grow with the recording (no quadratic term).
 # W3 is the audit end to end: of perf version and of W2's perf report at
-# 1x, on PERF and on a copy whose probes all trap (no 5-byte nops).
+# 1x, on a copy of PERF.
 #
 # Usage: bench.sh PERF [SAMPLE_FREQ] [SECONDS] [REPS]
 #   W2_SECONDS (environment): the 1x length of W2's recording, default 2
@@ -36,10 +36,20 @@ cd "$dir"
 # grace periods, guardian.h): each run waits for the last one's to end, so
 # that none pays for another's.
 settle() {
+	local g rec busy
+
 	for _ in $(seq 600); do
-		pgrep -x 'refcnt-[0-9]+' > /dev/null || return 0
+		busy=
+		for g in $(pgrep -x 'refcnt-[0-9]+'); do
+			rec=$(cat "/proc/$g/comm" 2> /dev/null)
+			rec=${rec#refcnt-}
+			# a guardian whose recorder is gone: it is closing events
+			[ -n "$rec" ] && [ ! -d "/proc/$rec" ] && busy=1
+		done
+		[ -z "$busy" ] && return 0
 		sleep 0.1
 	done
+	echo "bench: guardians still closing their events after 60 s" >&2
 }
 
 measure() {
@@ -149,41 +159,36 @@ BEGIN {
 	       sc[1] / sec[1], 100 * rss[1] / sc[2], per(sec[4], ev[4]) / per(sec[1], ev[1])
 }'
 
-# W3: audits end to end, on PERF (make's: a 5-byte nop at each function's
-# entry) and on the same perf with five 1-byte nops there instead (nop5.py
-# --undo), where every probe traps. The recorder returns once the recording
-# is written; the guardians' closes of the uprobe events follow in the
-# background (measure() waits for them before each run).
+# W3: audits end to end, of perf version and of W2's perf report at 1x.
+# The audited perf is a copy of PERF, so that the recorder never runs the
+# audited file (its CPU-wide pins would make it trap on its own probes).
+# The recorder returns once the recording is written; the guardians'
+# closes of the uprobe events follow in the background (measure() waits
+# for them before each run).
 audit() {
 	median "$perf" refcnt record -o w3.refcnt -- "$@"
 }
-cp "$perf" "$dir/perf-traps"
-python3 "$top/scripts/nop5.py" --undo "$dir/perf-traps" > /dev/null
-w3_rows=""
-for target in "$perf" "$dir/perf-traps"; do
-	v_bare=$(median "$target" version)
-	v_audit=$(audit "$target" version)
-	r_bare=$(median "$target" report --stdio -i "$dir/w2-1.data")
-	r_audit=$(audit "$target" report --stdio -i "$dir/w2-1.data")
-	probes=$(sed -n 's/^perf refcnt: \([0-9]*\) of them sit on a 5-byte nop .*, \([0-9]*\) trap$/\1\/\2/p' \
-		"$dir/stderr")
-	w3_rows="$w3_rows $probes $(w2_events w3.refcnt) $v_bare $v_audit $r_bare $r_audit"
-done
+cp "$perf" "$dir/perf-audited"
+target=$dir/perf-audited
+v_bare=$(median "$target" version)
+v_audit=$(audit "$target" version)
+r_bare=$(median "$target" report --stdio -i "$dir/w2-1.data")
+r_audit=$(audit "$target" report --stdio -i "$dir/w2-1.data")
+probes=$(sed -n 's/^perf refcnt: \([0-9]*\) of them sit on a 5-byte nop .*, \([0-9]*\) trap$/\1\/\2/p' \
+	"$dir/stderr")
+branch=$(sed -n 's/^perf refcnt: \([0-9]*\) inlined gets probed on the jump.*/\1/p' "$dir/stderr")
+events=$(w2_events w3.refcnt)
 settle
 
 echo
-awk -v rows="$w3_rows" -v reps="$reps" '
+awk -v v_bare="$v_bare" -v v_audit="$v_audit" -v r_bare="$r_bare" -v r_audit="$r_audit" \
+    -v probes="${probes:-?}" -v branch="${branch:-0}" -v events="${events:-0}" -v reps="$reps" '
+function s(x) { split(x, a, " "); return a[1] }
 BEGIN {
-	n = split(rows, r, " ")
-	printf "W3 = audits end to end (perf refcnt record -- TARGET ...); median of %d runs\n\n", reps
-	printf "| %-26s | %9s | %7s | %7s | %7s | %7s | %7s | %9s |\n", "TARGET", "nop/trap", "version", "audited", "report", "audited", "ratio", "events/s"
-	printf "|%s|%s|%s|%s|%s|%s|%s|%s|\n", "----------------------------", "-----------", "---------", "---------", "---------", "---------", "---------", "-----------"
-	name[1] = "perf, 5-byte nops (make)"; name[2] = "perf, 1-byte nops (traps)"
-	for (i = 1; i <= n; i += 10) {
-		k++
-		ev[k] = r[i + 1]; rep[k] = r[i + 8]
-		printf "| %-26s | %9s | %7.2f | %7.2f | %7.2f | %7.2f | %7.1f | %9.0f |\n", name[k], r[i],
-		       r[i + 2], r[i + 4], r[i + 6], r[i + 8], r[i + 8] / r[i + 6], r[i + 1] / r[i + 8]
-	}
-	printf "\nthe audit of W2 at 1x (perf report --stdio), end to end: %.2fx faster with 5-byte nops\n", rep[2] / rep[1]
+	printf "W3 = audits end to end (perf refcnt record -- COPY-OF-PERF ...); median of %d runs\n", reps
+	printf "probes on a 5-byte nop/trapping: %s; inlined gets on the jump after them: %s\n\n", probes, branch
+	printf "| %-34s | %8s | %8s | %8s | %10s |\n", "audited command", "bare s", "audit s", "ratio", "events/s"
+	printf "|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------", "----------", "----------", "------------"
+	printf "| %-34s | %8.2f | %8.2f | %8.1f | %10s |\n", "perf version", s(v_bare), s(v_audit), s(v_audit) / (s(v_bare) ? s(v_bare) : 0.01), "-"
+	printf "| %-34s | %8.2f | %8.2f | %8.1f | %10.0f |\n", "perf report --stdio of W2 at 1x", s(r_bare), s(r_audit), s(r_audit) / s(r_bare), events / s(r_audit)
 }'

@@ -3,6 +3,10 @@
 """Give every function of an x86-64 ELF binary built with
 -fpatchable-function-entry=5 one 5-byte nop at its entry.
 
+make does not build perf so (see PERF_CFLAGS in the Makefile: a nop at a
+function's entry hides the probe's caller from the kernel's callchain);
+this is for measuring what the optimized uprobes would give.
+
 gcc pads each function's entry with five 1-byte nops (0x90) there. A
 kernel with optimized uprobes (6.18) runs a uprobe placed on x86's
 5-byte nop, nopl 0x0(%rax,%rax,1), as a call of a trampoline after its
@@ -14,6 +18,7 @@ Usage: nop5.py [--undo] BINARY   (prints how many entries it rewrote;
 idempotent). --undo makes the 5-byte nops five 1-byte ones again: the same
 perf, whose probes trap (make bench compares the two).
 """
+import os
 import struct
 import sys
 
@@ -75,19 +80,23 @@ def main():
         fail("usage: nop5.py [--undo] BINARY")
     old, new = (NOP5, NOPS) if undo else (NOPS, NOP5)
     path = args[0]
-    with open(path, "r+b") as f:
+    with open(path, "rb") as f:
         elf = bytearray(f.read())
-        if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1 or \
-           struct.unpack_from("<H", elf, 0x12)[0] != 62:
-            fail(f"{path} is no little-endian x86-64 ELF binary")
-        done = 0
-        for off in sorted(set(entries(elf))):
-            if elf[off:off + 5] == old:
-                elf[off:off + 5] = new
-                done += 1
-        if done:
-            f.seek(0)
+    if elf[:4] != b"\x7fELF" or elf[4] != 2 or elf[5] != 1 or \
+       struct.unpack_from("<H", elf, 0x12)[0] != 62:
+        fail(f"{path} is no little-endian x86-64 ELF binary")
+    done = 0
+    for off in sorted(set(entries(elf))):
+        if elf[off:off + 5] == old:
+            elf[off:off + 5] = new
+            done += 1
+    if done:
+        # a new file in its place: the binary may be running (ETXTBSY)
+        tmp = f"{path}.nop5.{os.getpid()}"
+        with open(tmp, "wb") as f:
             f.write(elf)
+        os.chmod(tmp, os.stat(path).st_mode)
+        os.replace(tmp, path)
     what = "five 1-byte nops" if undo else "a 5-byte nop"
     print(f"nop5: {done} function entries of {path} now hold {what}")
 
