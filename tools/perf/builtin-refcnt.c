@@ -410,7 +410,7 @@ static int refcnt__record(int argc, const char **argv)
 		refcnt_exit_scan__start(&exit_scan, pid ? atoi(pid) : 0, refcnt_guardian.pid,
 					refcnt_probes.scan_types);
 	refcnt_pins = refcnt_pins__open(event);
-	refcnt__hand_pins(refcnt_pins, refcnt_probes.nr);
+	refcnt__hand_pins(refcnt_pins, refcnt_pins ? refcnt_pins->core.nr_entries : 0);
 
 	rec_argv[i++] = count ? "stat" : "record";
 	if (output) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/kernel.h>
 
 #include "../debug.h"
@@ -32,30 +33,59 @@ union guardian_cmsg {
 	struct cmsghdr	align;
 };
 
-/* Close every fd from 3 up: those handed over, and the recorder's copies. */
-static void guardian__close_all(void)
+/* Close the fds from @from to @to (~0U: all above), with or without close_range(). */
+static void guardian__close_range(unsigned int from, unsigned int to)
 {
 	long max;
 
-	if (!close_range(3, ~0U, 0))
+	if (from > to || !close_range(from, to, 0))
 		return;
-	max = sysconf(_SC_OPEN_MAX);
-	for (long fd = 3; fd < min(max, 65536L); fd++)
+	max = min(sysconf(_SC_OPEN_MAX), 65536L);
+	for (long fd = from; fd < max && fd <= (long)to; fd++)
 		close(fd);
 }
 
-/* On the normal path nobody reads what the guardian says: let pipes end. */
-static void guardian__quiet(void)
+/* Point @fd at /dev/null: nobody reads it any more, and a pipe on it ends. */
+static void guardian__null(int fd)
 {
-	int fd = open("/dev/null", O_RDWR);
+	int null = open("/dev/null", O_RDWR);
 
-	if (fd < 0)
+	if (null < 0)
 		return;
-	dup2(fd, STDIN_FILENO);
-	dup2(fd, STDOUT_FILENO);
-	dup2(fd, STDERR_FILENO);
-	if (fd > STDERR_FILENO)
-		close(fd);
+	dup2(null, fd);
+	if (null != fd)
+		close(null);
+}
+
+/* Is stderr something a reader waits on the end of (a pipe, a socket)? */
+static bool guardian__stderr_waited_on(void)
+{
+	struct stat st;
+
+	return fstat(STDERR_FILENO, &st) || S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode);
+}
+
+/*
+ * Out of the recorder's way: a session of its own, so that a signal to
+ * the recorder's process group (timeout -s KILL, ^\, a job's kill) does
+ * not end it too; none of the recorder's fds but @sock (a lock, a
+ * harness's pipe); stdin and stdout on /dev/null. stderr stays, for the
+ * one thing it may say.
+ */
+static void guardian__detach(int sock)
+{
+	setsid();
+	signal(SIGINT, SIG_IGN);
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	signal(SIGQUIT, SIG_IGN);
+	signal(SIGTSTP, SIG_IGN);
+	signal(SIGTTOU, SIG_IGN);
+	signal(SIGPIPE, SIG_IGN);
+	guardian__close_range(3, sock - 1);
+	guardian__close_range(sock + 1, ~0U);
+	guardian__null(STDIN_FILENO);
+	guardian__null(STDOUT_FILENO);
 }
 
 /*
@@ -71,9 +101,7 @@ static void __noreturn guardian__run(int sock, const char *group, pid_t recorder
 	/* as 'refcnt-<recorder>': who the group's uprobes wait for (probe.c) */
 	snprintf(name, sizeof(name), "refcnt-%d", recorder);
 	prctl(PR_SET_NAME, name);
-	signal(SIGINT, SIG_IGN);
-	signal(SIGTERM, SIG_IGN);
-	signal(SIGHUP, SIG_IGN);
+	guardian__detach(sock);
 	for (;;) {
 		union guardian_cmsg cmsg;
 		char c = 0;
@@ -93,9 +121,11 @@ static void __noreturn guardian__run(int sock, const char *group, pid_t recorder
 			break;
 		}
 	}
-	if (done)
-		guardian__quiet();
-	guardian__close_all();
+	/* on the normal path nobody reads what it says; a killed recorder's user may */
+	if (done || guardian__stderr_waited_on())
+		guardian__null(STDERR_FILENO);
+	/* the pins, and the socket: each last close of an event waits a grace period */
+	guardian__close_range(3, ~0U);
 	for (int i = 0; i < GUARDIAN_REMOVE_TRIES; i++) {
 		int nr = refcnt_probes__remove_group(group);
 

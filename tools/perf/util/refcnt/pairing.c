@@ -591,6 +591,13 @@ static bool ref__twin(const struct refcnt_ref *ref, const void *arg __maybe_unus
 	return ref->twin;
 }
 
+/*
+ * What a function kept, or was handed and still holds, is among its most
+ * recent references: look at no more of them than this, so that a put
+ * that finds none costs the same whatever else its callees stored.
+ */
+#define REFCNT_HANDED_RECENT	64
+
 struct handed_arg {
 	const struct refcnt_event	*ev;
 	int				pass;
@@ -607,7 +614,7 @@ static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
 {
 	const struct handed_arg *h = arg;
 
-	if (!ref->owner || ref->owner != h->ev->caller)
+	if (!ref->owner || ref->owner != h->ev->caller || ref->tid != h->ev->tid)
 		return false;
 	return h->pass > 1 || (!ref->twin && (h->pass || ref->op != REFCNT_OP__BORN));
 }
@@ -645,7 +652,8 @@ static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_ev
 	u32 pick = REFSET_NONE;
 
 	if (ev->hands_on) {
-		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__twin, NULL);
+		pick = refcnt_refset__pick_frame_recent(&lt->refs, 0, ev->caller, ref__twin, NULL,
+							REFCNT_HANDED_RECENT);
 		if (pick == REFSET_NONE)
 			pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__kept,
 							 &kept);
@@ -657,7 +665,10 @@ static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_ev
 	return pick;
 }
 
-/* One handed to the put's function, from the closest call first (ref__handed_to()). */
+/*
+ * One handed to the put's function, from the closest call first, the
+ * most recent (ref__handed_to()).
+ */
 static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
 {
 	struct handed_arg h = { .ev = ev };
@@ -665,8 +676,9 @@ static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt
 
 	for (h.pass = 0; pick == REFSET_NONE && h.pass < 3; h.pass++) {
 		for (int depth = 1; pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++)
-			pick = refcnt_refset__pick_frame(&lt->refs, depth, ev->caller,
-							 ref__handed_to, &h);
+			pick = refcnt_refset__pick_frame_recent(&lt->refs, depth, ev->caller,
+								ref__handed_to, &h,
+								REFCNT_HANDED_RECENT);
 	}
 	return pick;
 }

@@ -451,31 +451,95 @@ static bool insn__keeps(const cs_insn *insn, const char *obj)
 }
 
 /*
+ * A direct jump the kernel emulates rather than single-steps
+ * (branch_setup_xol_ops(): jmp and jcc, rel8 or rel32, no 0x66 prefix;
+ * not loop nor jrcxz).
+ */
+static bool insn__emulated_jump(const cs_insn *insn)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	if (x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM || insn->bytes[0] == 0x66)
+		return false;
+	switch (insn->id) {
+	case X86_INS_JMP: case X86_INS_JAE: case X86_INS_JA: case X86_INS_JBE:
+	case X86_INS_JB: case X86_INS_JE: case X86_INS_JGE: case X86_INS_JG:
+	case X86_INS_JLE: case X86_INS_JL: case X86_INS_JNE: case X86_INS_JNO:
+	case X86_INS_JNP: case X86_INS_JNS: case X86_INS_JO: case X86_INS_JP:
+	case X86_INS_JS:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/*
+ * Can code of function @sp reach @addr other than by falling through to
+ * it: a direct jump or call to it, or any indirect jump (a jump table)?
+ * Unreadable code counts as yes.
+ */
+static bool resolver__entered_at(struct refcnt_resolver *r, csh handle, Dwarf_Die *sp, u64 addr)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+	bool entered = false;
+
+	while (!entered && (off = dwarf_ranges(sp, off, &base, &start, &end)) > 0) {
+		size_t size, n;
+		const u8 *code = resolver__code(r, start, &size);
+		cs_insn *insn;
+
+		if (!code)
+			return true;
+		n = cs_disasm(handle, code, min_t(size_t, size, end - start), start, 0, &insn);
+		for (size_t i = 0; !entered && i < n; i++) {
+			const cs_x86 *x86 = &insn[i].detail->x86;
+
+			if (!cs_insn_group(handle, &insn[i], X86_GRP_JUMP) &&
+			    !cs_insn_group(handle, &insn[i], X86_GRP_CALL))
+				continue;
+			entered = x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM ||
+				  (u64)x86->operands[0].imm == addr;
+			/* an indirect call returns after itself: not into @addr */
+			if (entered && cs_insn_group(handle, &insn[i], X86_GRP_CALL) &&
+			    x86->operands[0].type != X86_OP_IMM)
+				entered = false;
+		}
+		if (n)
+			cs_free(insn, n);
+	}
+	return entered || off < 0;
+}
+
+/*
  * An inlined get's probe on an instruction the kernel must single-step
  * out of line (some 16 us a hit here) moves onto the direct jump right
  * after it, which the kernel emulates (some 1 us): "test %rcx,%rcx; je"
  * (the NULL check), "mov 0x28(%rcx),%edx; jmp" (into the cmpxchg loop).
- * Only one instruction is passed over, and only one that keeps the object
- * where it is and the memory as it is: the event, the object and the live
- * count, read before the count changes, are the same.
+ * The event stays the same: only one instruction is passed over, one that
+ * keeps the object where it is and memory as it is, so the object and the
+ * live count read before the count changes are the same; the jump is the
+ * copy's own (DWARF) and nothing in its function jumps to it, so it runs
+ * exactly when the instruction before it does (but for a fault in that
+ * one, which the get would have taken too).
  */
-static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe *p)
+static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe *p,
+				  Dwarf_Die *inl, Dwarf_Die *sp)
 {
 	const u8 *code;
 	cs_insn *insn;
 	size_t size, n;
 	csh handle;
 
-	if (p->obj.kind != REFCNT_LOC__REG || r->ehdr.e_machine != EM_X86_64 ||
+	if (p->obj.kind != REFCNT_LOC__REG || !sp || r->ehdr.e_machine != EM_X86_64 ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
 	code = resolver__code(r, p->vaddr, &size);
 	n = code ? cs_disasm(handle, code, min_t(size_t, size, 32), p->vaddr, 2, &insn) : 0;
-	if (n == 2 && insn__keeps(&insn[0], p->obj.reg) &&
-	    cs_insn_group(handle, &insn[1], X86_GRP_JUMP) &&
-	    insn[1].detail->x86.op_count == 1 &&
-	    insn[1].detail->x86.operands[0].type == X86_OP_IMM &&
+	if (n == 2 && insn__keeps(&insn[0], p->obj.reg) && insn__emulated_jump(&insn[1]) &&
+	    dwarf_haspc(inl, insn[1].address) > 0 &&
+	    !resolver__entered_at(r, handle, sp, insn[1].address) &&
 	    !resolver__file_offset(r, insn[1].address, &p->offset)) {
 		p->vaddr = insn[1].address;
 		p->on_branch = true;
@@ -486,7 +550,8 @@ static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe
 }
 #else
 static void resolver__onto_branch(struct refcnt_resolver *r __maybe_unused,
-				  struct refcnt_probe *p __maybe_unused)
+				  struct refcnt_probe *p __maybe_unused,
+				  Dwarf_Die *inl __maybe_unused, Dwarf_Die *sp __maybe_unused)
 {
 }
 
@@ -619,7 +684,7 @@ static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *
 		ok = !resolver__file_offset(r, pc, &tmp.offset);
 	}
 	if (ok && fn->op == REFCNT_OP__GET)
-		resolver__onto_branch(r, &tmp);
+		resolver__onto_branch(r, &tmp, inl, sp);
 uncovered:
 	if (!ok) {
 		/* probed without the object, to count the operations missed */

@@ -395,6 +395,41 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
 	return REFSET_NONE;
 }
 
+u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 key,
+				     bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+				     const void *arg, u32 max)
+{
+	struct refset_bucket *b;
+	u32 seen = 0;
+
+	if (!key)
+		return REFSET_NONE;
+	if (!set->indexed) {
+		for (u32 i = set->nr; i-- > 0 && seen < max;) {
+			const struct refcnt_ref *ref = refcnt_refset__at(set, i);
+
+			if (!ref || ref__key(ref, depth) != key)
+				continue;
+			seen++;
+			if (ok(ref, arg))
+				return i;
+		}
+		return REFSET_NONE;
+	}
+	b = refset__bucket(set, depth, key);
+	if (!b)
+		return REFSET_NONE;
+	bucket__trim(set, b);
+	for (u32 i = b->nr; i-- > 0 && seen < max;) {
+		if (!bucket__holds(set, b, b->pos[i]))
+			continue;
+		seen++;
+		if (ok(&set->slots[b->pos[i]].ref, arg))
+			return b->pos[i];
+	}
+	return REFSET_NONE;
+}
+
 u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
 			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
 			       const void *arg)

@@ -77,6 +77,16 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
 			      const void *arg);
 
 /*
+ * The most recent of the references taken where the function @depth
+ * frames above the site is @key that @ok accepts, looking at no more than
+ * the @max most recent of them: a pick whose filter may refuse most of a
+ * large set costs a bounded time. REFSET_NONE if none.
+ */
+u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 key,
+				     bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+				     const void *arg, u32 max);
+
+/*
  * The most recent reference, of thread @tid unless it is -1, that @ok
  * accepts; REFSET_NONE if none.
  */
