@@ -708,6 +708,19 @@ static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcn
 	return *pick != REFSET_NONE;
 }
 
+/* Is function @fn one of those running above @ev's (its caller frames)? */
+static bool event__runs_above(const struct refcnt_event *ev, u64 fn)
+{
+	const u64 *above = ev->above ?: ev->up;
+	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
+
+	for (u32 i = 0; i < nr; i++) {
+		if (above[i] == fn)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Was @ref taken, on the put's thread, by a function that is still running
  * above the put (one of its caller frames)? That function releases it
@@ -717,16 +730,9 @@ static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcn
  */
 static bool ref__held_above(const struct refcnt_ref *ref, const struct refcnt_event *ev)
 {
-	const u64 *above = ev->above ?: ev->up;
-	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
-
 	if (!ref->caller || ref->tid != ev->tid || ref->caller == ev->caller)
 		return false;
-	for (u32 i = 0; i < nr; i++) {
-		if (above[i] == ref->caller)
-			return true;
-	}
-	return false;
+	return event__runs_above(ev, ref->caller);
 }
 
 static bool ref__held_above_arg(const struct refcnt_ref *ref, const void *arg)
@@ -756,16 +762,9 @@ static bool lifetime__held_above(struct refcnt_lifetime *lt, const struct refcnt
  */
 static bool ref__owned_above(const struct refcnt_ref *ref, const struct refcnt_event *ev)
 {
-	const u64 *above = ev->above ?: ev->up;
-	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
-
 	if (!ref->owner || ref->tid != ev->tid || ref->owner == ev->caller)
 		return false;
-	for (u32 i = 0; i < nr; i++) {
-		if (above[i] == ref->owner)
-			return true;
-	}
-	return false;
+	return event__runs_above(ev, ref->owner);
 }
 
 /*
