@@ -1061,7 +1061,7 @@ int stream__run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt
  * pointed to by as many words as it has references, all still referenced;
  * B by one word for three references, its two gets leaked (most recent
  * first), its birth still referenced; C is unreachable, all leaked; D is
- * reached only from C, held by that leak. E, in space 2, and F, which the
+ * reached only from C, which points to it: held by that leak. E, in space 2, and F, which the
  * scan did not find, are reported as without a scan.
  */
 int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
@@ -1084,7 +1084,7 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 		{ .addr = OBJ_A, .words = 2, .reachable = 1, .refcnt = 2 },
 		{ .addr = OBJ_B, .words = 1, .reachable = 1, .refcnt = 3 },
 		{ .addr = OBJ_C, .refcnt = 2 },
-		{ .addr = OBJ_D, .holder = OBJ_C, .refcnt = 1 },
+		{ .addr = OBJ_D, .holder = OBJ_C, .held_words = 1, .refcnt = 1 },
 		{ .addr = OBJ_E, .words = 2, .reachable = 1, .refcnt = 2 },	/* not its space */
 	};
 	static const struct expect exp[] = {
@@ -1118,6 +1118,53 @@ int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
 	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
 	TEST_ASSERT_VAL("D held by C", c.findings[9].holder == OBJ_C);
+	return TEST_OK;
+}
+
+/*
+ * A leak holds as many of an unreachable object's references as words of
+ * leaked memory point to its start (a reference is such a pointer). A is
+ * a leak; B is reached from A only through a word into its middle (a list
+ * linked through it, or stale bytes): its reference is a leak of its own,
+ * not A's. C, two references, has one word of A's pointing to it: one is
+ * held by A, the other is a leak.
+ */
+int test__refcnt_pairing_exit_scan_held(struct test_suite *test __maybe_unused,
+					int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(20, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(21, GET,  OBJ_B, X, 0x20, 1, 1),
+		EV(22, PUT,  OBJ_B, MAIN, 0x28, 1, 2),
+		EV(30, BORN, OBJ_C, F, 0x30, 1, 1),
+		EV(31, GET,  OBJ_C, G, 0x30, 1, 1),
+	};
+	static struct refcnt_scan_object scanned[] = {
+		{ .addr = OBJ_A, .refcnt = 1 },
+		{ .addr = OBJ_B, .holder = OBJ_A, .refcnt = 1 },
+		{ .addr = OBJ_C, .holder = OBJ_A, .held_words = 1, .refcnt = 2 },
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_A, .generation = 1,
+		  .site = FN_MAIN + 0x10, .op = REFCNT_OP__BORN },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_B, .generation = 1,
+		  .site = FN_X + 0x20, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_C, .generation = 1,
+		  .site = FN_G + 0x30, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__HELD_BY_LEAK, .obj = OBJ_C, .generation = 1,
+		  .site = FN_F + 0x30, .op = REFCNT_OP__BORN },
+	};
+	struct refcnt_scan scan = {
+		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(scanned) },
+		.objects = scanned,
+	};
+	struct collect c;
+
+	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("holders", !c.findings[1].holder && !c.findings[2].holder &&
+			c.findings[3].holder == OBJ_A);
 	return TEST_OK;
 }
 

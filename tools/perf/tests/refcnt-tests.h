@@ -27,6 +27,7 @@ int test__refcnt_pairing_address_spaces(struct test_suite *test, int subtest);
 int test__refcnt_pairing_thread_exit(struct test_suite *test, int subtest);
 int test__refcnt_pairing_exit_scan(struct test_suite *test, int subtest);
 int test__refcnt_pairing_exit_scan_stack(struct test_suite *test, int subtest);
+int test__refcnt_pairing_exit_scan_held(struct test_suite *test, int subtest);
 int test__refcnt_pairing_implausible_live(struct test_suite *test, int subtest);
 int test__refcnt_pairing_attribution(struct test_suite *test, int subtest);
 int test__refcnt_pairing_indexed(struct test_suite *test, int subtest);

@@ -99,6 +99,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_pairing_exit_scan),
 	TEST_CASE("refcnt pairing: the exiting stack's words, a fatal signal, a partial scan",
 		  refcnt_pairing_exit_scan_stack),
+	TEST_CASE("refcnt pairing: a leak holds only the references it points to",
+		  refcnt_pairing_exit_scan_held),
 	TEST_CASE("refcnt pairing: a live refcount no object has is no count",
 		  refcnt_pairing_implausible_live),
 	TEST_CASE("refcnt pairing: held above, extra puts, two references in one call",

@@ -1332,7 +1332,6 @@ struct scanned_refs {
 	u32	held;		/* of those, the last: leaked memory accounts for them */
 	u32	doubtful;	/* the next: leaks only the stack or registers may account for */
 	bool	uncertain;	/* the scan was partial: every leak it tells is */
-	bool	all_held;	/* unreachable, reached from the leaked @holder */
 	u64	holder;		/* the leaked object that holds them (all, or @held) */
 	u32	told;
 };
@@ -1344,9 +1343,6 @@ static enum refcnt_finding_kind scanned_refs__next(struct scanned_refs *sr, bool
 	u32 n = sr->told++;
 
 	*uncertain = sr->uncertain;
-	*holder = sr->holder;
-	if (sr->all_held)
-		return REFCNT_FINDING__HELD_BY_LEAK;
 	*holder = 0;
 	if (n < sr->leaked - sr->held)
 		return REFCNT_FINDING__LEAK;
@@ -1409,16 +1405,18 @@ static void engine__scanned_refs(const struct refcnt_engine *engine,
 
 	memset(sr, 0, sizeof(*sr));
 	sr->uncertain = res && res->partial;
-	if (!so->reachable) {
-		sr->holder = so->holder;
-		sr->all_held = so->holder != 0;
-		sr->leaked = count;
-		return;
-	}
-	if (res && res->signal)
+	if (!so->reachable)
+		data = 0;
+	if (!so->reachable || (res && res->signal))
 		words = data;
 	sr->leaked = count > words ? count - words : 0;
-	/* of those, the references that leaked memory holds: a consequence */
+	/*
+	 * Of those, the references that leaked memory holds, a consequence:
+	 * one per word of it that points to the object's start, as a
+	 * reference does. A leak that reaches an object only through stale
+	 * bytes or a pointer into its middle (the list a thread's comms are
+	 * linked on) holds none of its references: they are leaks of their own.
+	 */
 	sr->held = min_t(u32, sr->leaked, so->held_words);
 	if (sr->held)
 		sr->holder = so->holder;
