@@ -12,13 +12,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/mman.h>
-#include <api/fs/tracing_path.h>
 #include <linux/err.h>
 #include <linux/string.h>
 #include <linux/time64.h>
@@ -37,15 +35,12 @@
 #include "util/map.h"
 #include "util/refcnt/decode.h"
 #include "util/refcnt/diff.h"
-#include "util/refcnt/exit_scan.h"
 #include "util/refcnt/findings.h"
-#include "util/refcnt/guardian.h"
 #include "util/refcnt/hists.h"
 #include "util/refcnt/hash.h"
 #include "util/refcnt/layout.h"
 #include "util/refcnt/pairing.h"
-#include "util/refcnt/pin.h"
-#include "util/refcnt/probe.h"
+#include "util/refcnt/record.h"
 #include "util/refcnt/scan_file.h"
 #include "util/refcnt/spec.h"
 #include "util/refcnt/suppress.h"
@@ -60,14 +55,6 @@
 #include "ui/ui.h"
 
 #define REFCNT_DEFAULT_OUTPUT	"refcnt.data"
-/* record lists this many uncovered sites, -v all of them */
-#define REFCNT_UNCOVERED_SHOWN	10
-/*
- * The most arguments record passes to perf record before the workload's:
- * record -o F -e E -m N --clockid monotonic -z --call-graph G
- * --user-callchains, then -p PID or -- (perf stat's are fewer).
- */
-#define REFCNT_RECORD_MAX_ARGS	15
 /* the frames of a finding's callchain --stdio shows without -g */
 #define REFCNT_STDIO_FRAMES	5
 /* perf refcnt report --fail-on: a finding of those kinds remains (LSan's exitcode) */
@@ -86,230 +73,68 @@ static const char * const refcnt_report_usage[] = {
 	NULL
 };
 
-static struct refcnt_probes refcnt_probes;
-/* keep the breakpoints in forked children: see util/refcnt/pin.h */
-static struct evlist *refcnt_pins;
-
-/* the recorder: atexit() handlers also run in a forked child that exits */
-static pid_t refcnt_recorder;
-/* removes the uprobes if the recorder is killed, ends them if not */
-static struct refcnt_guardian refcnt_guardian = { .sock = -1 };
-
-/* Nothing may be left behind, whatever way record ends. */
-static void refcnt__uninstall(void)
+/* The checks of record's options, once parsed: -t's types in @opts. */
+static int refcnt__record_check(struct refcnt_record_opts *opts, const char *types, int argc)
 {
-	/*
-	 * perf record's workload child exits without exec'ing the workload
-	 * if it cannot: the uprobes are the recorder's, which still runs
-	 */
-	if (refcnt_recorder && getpid() != refcnt_recorder)
-		return;
-	/* an open event keeps its uprobe event from being removed */
-	evlist__delete(refcnt_pins);
-	refcnt_pins = NULL;
-	/* the guardian holds them: it closes them and removes the uprobes */
-	if (refcnt_guardian__end(&refcnt_guardian))
-		return;
-	if (refcnt_probes.nr_installed && refcnt_probes__uninstall(&refcnt_probes))
-		pr_err("Could not remove the uprobes of group %s: remove them with 'perf probe -d %s:*'\n",
-		       refcnt_probes.group, refcnt_probes.group);
-}
+	char bad[64], *end;
 
-/* The workload's executable: as given with a '/', else through PATH. */
-static char *refcnt__find_exe(const char *cmd)
-{
-	char *path, *dir, *saveptr = NULL, buf[PATH_MAX];
-
-	if (strchr(cmd, '/'))
-		return realpath(cmd, NULL);
-
-	path = strdup(getenv("PATH") ?: "/usr/bin:/bin");
-	for (dir = strtok_r(path, ":", &saveptr); dir; dir = strtok_r(NULL, ":", &saveptr)) {
-		snprintf(buf, sizeof(buf), "%s/%s", dir, cmd);
-		if (!access(buf, X_OK))
-			break;
+	if (refcnt_type_specs__parse(types, &opts->type_mask, bad, sizeof(bad))) {
+		pr_err("Unknown refcount type '%s': use one of %s\n", bad,
+		       refcnt_type_specs__names());
+		return -EINVAL;
 	}
-	free(path);
-	return dir ? realpath(buf, NULL) : NULL;
-}
-
-static int refcnt__check_uprobes(void)
-{
-	char *path;
-	int ret = 0;
-
-	if (geteuid() != 0) {
-		pr_err("perf refcnt record places uprobes through tracefs, which needs root: run it as root (perf_event_paranoid=%d does not lift this)\n",
-		       perf_event_paranoid());
-		return -EPERM;
+	if (!argc && !opts->pid) {
+		pr_err("No workload given: use 'perf refcnt record -- <command>' or -p <pid>\n");
+		return -EINVAL;
 	}
-	if (!tracing_path_mount()) {
-		pr_err("tracefs is not mounted and cannot be: mount it with 'mount -t tracefs nodev /sys/kernel/tracing'\n");
-		return -ENOENT;
+	if (argc && opts->pid) {
+		pr_err("Give either a workload or -p <pid>, not both\n");
+		return -EINVAL;
 	}
-	path = get_tracing_file("uprobe_events");
-	if (!path)
-		return -ENOMEM;
-	if (access(path, W_OK)) {
-		pr_err("This kernel has no uprobe events (%s): build it with CONFIG_UPROBE_EVENTS=y\n",
-		       path);
-		ret = -ENOTSUP;
+	if (strcmp(opts->call_graph, "fp") && strcmp(opts->call_graph, "dwarf") &&
+	    strcmp(opts->call_graph, "no")) {
+		pr_err("Unknown --call-graph '%s': use fp, dwarf or no\n", opts->call_graph);
+		return -EINVAL;
 	}
-	put_tracing_file(path);
-	return ret;
-}
-
-/*
- * Let the guardian hold the pins too, so that no close of ours or of perf
- * record's is the last one, which waits for a grace period (guardian.h).
- */
-static void refcnt__hand_pins(struct evlist *pins, int nr)
-{
-	int *fds = calloc(nr ?: 1, sizeof(*fds));
-
-	if (fds)
-		refcnt_guardian__hold(&refcnt_guardian, fds, refcnt_pins__fds(pins, fds, nr));
-	free(fds);
-}
-
-/* How many inlined copies of spec function @fn are probed; probes name @fn by pointer. */
-static void refcnt__print_inline_coverage(const struct refcnt_probes *rp, const char *fn)
-{
-	int covered = 0, uncovered = 0;
-
-	for (int i = 0; i < rp->nr; i++)
-		covered += rp->probes[i].inlined && rp->probes[i].func == fn;
-	for (int i = 0; i < rp->nr_uncovered; i++)
-		uncovered += rp->uncovered[i].func == fn;
-	if (covered + uncovered)
-		pr_info("perf refcnt: %s: %d of %d inlined copies covered\n",
-			fn, covered, covered + uncovered);
-}
-
-static void refcnt__print_probes(const struct refcnt_probes *rp, const char *uncover)
-{
-	int inlined = 0, moved = 0, on_branch = 0, nop5;
-
-	for (int i = 0; i < rp->nr; i++) {
-		inlined += rp->probes[i].inlined;
-		moved += rp->probes[i].moved;
-		pr_debug("probe %-22s %-14s %#8" PRIx64 " off=%#" PRIx64
-			 " obj=%s%+ld live@%d %s %s:%d\n",
-			 rp->probes[i].event, rp->probes[i].func, rp->probes[i].vaddr,
-			 rp->probes[i].offset,
-			 rp->probes[i].obj.reg ?: "$retval", rp->probes[i].obj.offset,
-			 rp->probes[i].live_offset, rp->probes[i].in_func ?: "",
-			 rp->probes[i].call_file ?: "", rp->probes[i].call_line);
+	if (opts->max_stack && (strcmp(opts->call_graph, "fp") ||
+				strtoul(opts->max_stack, &end, 10) < 1 || *end)) {
+		pr_err("--max-stack takes a number of frames, and -g fp: not '%s' with -g %s\n",
+		       opts->max_stack, opts->call_graph);
+		return -EINVAL;
 	}
-	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
-		rp->nr, rp->exe, inlined, moved);
-	for (int i = 0; i < rp->nr; i++)
-		on_branch += rp->probes[i].on_branch;
-	if (on_branch)
-		pr_info("perf refcnt: %d inlined gets probed on the jump after their first instruction: the kernel emulates it, no single step\n",
-			on_branch);
-	nop5 = refcnt_probes__count_nop5(rp);
-	if (nop5 >= 0)
-		pr_info("perf refcnt: %d of them sit on a 5-byte nop (the kernel may run those without a trap), %d trap\n",
-			nop5, rp->nr - nop5);
-
-	/* per spec function with inlined copies: how many of them are covered */
-	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
-		for (int op = 0; op < REFCNT_OP__MAX; op++) {
-			for (int f = 0; f < REFCNT_SPEC__MAX_FUNCS; f++) {
-				const char *fn = refcnt_type_specs[t].funcs[op][f];
-
-				if (!fn)
-					break;
-				refcnt__print_inline_coverage(rp, fn);
-			}
-		}
-	}
-	for (int i = 0; i < rp->nr; i++) {
-		const struct refcnt_probe *p = &rp->probes[i];
-
-		if (p->op == REFCNT_OP__BORN && p->moved)
-			pr_info("perf refcnt: %s() inlined in %s(): probed at the return of %s()\n",
-				p->func, p->in_func, p->in_func);
-	}
-	for (int i = 0; i < rp->nr_uncovered; i++) {
-		const struct refcnt_probe *u = &rp->uncovered[i];
-
-		if (i == REFCNT_UNCOVERED_SHOWN && !verbose) {
-			pr_warning("perf refcnt: uncovered: %d more, -v lists them\n",
-				   rp->nr_uncovered - i);
-			break;
-		}
-		pr_warning("perf refcnt: uncovered: %s() inlined in %s() at %s:%d: %s%s\n",
-			   u->func, u->in_func ?: "?", u->call_file ?: "?", u->call_line,
-			   uncover && strstr(uncover, u->func) ? "--uncover" :
-			   u->op == REFCNT_OP__BORN ?
-			   "an inlined constructor has no return to probe" :
-			   "the object is in no fetchable location",
-			   u->has_offset ? " (its hits are recorded)" : "");
-	}
-}
-
-/* Take the helper's scan at exit into the recording, and say what it did. */
-static void refcnt__record_scan(struct refcnt_exit_scan *es, const char *output)
-{
-	struct refcnt_scan scan;
-	const struct refcnt_scan_result *r = &scan.result;
-	int err = refcnt_exit_scan__finish(es, &scan);
-
-	if (!err && r->status == REFCNT_SCAN__DONE) {
-		pr_info("perf refcnt: scan at exit of pid %u: %.1f MiB read in %.3f s, %" PRIu64
-			" blocks in use, %" PRIu64 " reachable, %u objects of the audited types\n",
-			r->pid, r->bytes / 1048576.0, r->ns / 1e9, r->blocks, r->reached,
-			r->nr_objects);
-		if (r->partial)
-			pr_warning("perf refcnt: the scan at exit is partial (%s): the leaks it tells are marked uncertain\n",
-				   refcnt_scan_partial__names(r->partial));
-	} else if (!err)
-		pr_warning("perf refcnt: no scan at exit: %s: leaks will be the references outstanding at exit\n",
-			   refcnt_scan_status__name(r->status));
-	if (!err && output)
-		err = refcnt_scan__append(output, &scan);
-	if (err)
-		pr_warning("perf refcnt: the scan at exit could not be kept in %s: %s\n",
-			   output, strerror(-err));
-	refcnt_scan__exit(&scan);
+	return 0;
 }
 
 static int refcnt__record(int argc, const char **argv)
 {
-	const char *output = NULL;
-	const char *types = NULL, *exe = NULL, *call_graph = "fp", *pid = NULL;
-	const char *mmap_pages = "2048", *max_stack = NULL, *uncover = NULL;
-	bool compress = true, count = false, scan = true;
-	struct refcnt_exit_scan exit_scan = { .helper = -1 };
-	const char **rec_argv;
-	char group[32], event[48], *exe_path = NULL, bad[64], types_help[128];
-	char call_graph_fp[32], *end;
-	unsigned long type_mask;
-	int ret, rec_argc, i = 0;
+	struct refcnt_record_opts opts = {
+		.call_graph = "fp", .mmap_pages = "2048", .compress = true, .scan = true,
+	};
+	const char *types = NULL;
+	char types_help[128];
+	int ret;
 	const struct option options[] = {
-	OPT_STRING('o', "output", &output, "file",
+	OPT_STRING('o', "output", &opts.output, "file",
 		   "output file name (default: " REFCNT_DEFAULT_OUTPUT ")"),
 	OPT_STRING('t', "type", &types, "type[,type...]", types_help),
-	OPT_STRING('x', "exe", &exe, "path",
+	OPT_STRING('x', "exe", &opts.exe, "path",
 		   "perf binary to audit (default: the workload's, or /proc/PID/exe)"),
-	OPT_STRING('g', "call-graph", &call_graph, "fp|dwarf|no",
+	OPT_STRING('g', "call-graph", &opts.call_graph, "fp|dwarf|no",
 		   "user callchain of every operation (default: fp)"),
-	OPT_STRING(0, "max-stack", &max_stack, "n",
+	OPT_STRING(0, "max-stack", &opts.max_stack, "n",
 		   "frames of a -g fp callchain (default: kernel.perf_event_max_stack)"),
-	OPT_STRING('m', "mmap-pages", &mmap_pages, "pages",
+	OPT_STRING('m', "mmap-pages", &opts.mmap_pages, "pages",
 		   "ring buffer size (default: 2048)"),
-	OPT_BOOLEAN('z', "compress", &compress,
+	OPT_BOOLEAN('z', "compress", &opts.compress,
 		    "compress the recording with zstd (default: on; --no-compress)"),
-	OPT_STRING('p', "pid", &pid, "pid", "record an existing process"),
-	OPT_BOOLEAN(0, "scan", &scan,
+	OPT_STRING('p', "pid", &opts.pid, "pid", "record an existing process"),
+	OPT_BOOLEAN(0, "scan", &opts.scan,
 		    "scan the workload at its exit: leaks from references held (default: on)"),
-	OPT_BOOLEAN(0, "count", &count,
+	OPT_BOOLEAN(0, "count", &opts.count,
 		    "only count the hits of every probe with perf stat (CSV to -o, or stderr)"),
 	OPT_INCR('v', "verbose", &verbose, "be more verbose"),
 	/* perf 6.12 built with -g has no uncovered site: this shows what they do */
-	OPT_STRING(0, "uncover", &uncover, "func[,func...]",
+	OPT_STRING(0, "uncover", &opts.uncover, "func[,func...]",
 		   "probe the inlined copies of these functions as uncovered sites"),
 	OPT_END()
 	};
@@ -318,154 +143,13 @@ static int refcnt__record(int argc, const char **argv)
 		 refcnt_type_specs__names());
 	argc = parse_options(argc, argv, options, refcnt_record_usage,
 			     PARSE_OPT_STOP_AT_NON_OPTION);
-	if (!output && !count)
-		output = REFCNT_DEFAULT_OUTPUT;
+	if (!opts.output && !opts.count)
+		opts.output = REFCNT_DEFAULT_OUTPUT;
 
-	if (refcnt_type_specs__parse(types, &type_mask, bad, sizeof(bad))) {
-		pr_err("Unknown refcount type '%s': use one of %s\n", bad,
-		       refcnt_type_specs__names());
-		return -EINVAL;
-	}
-	if (!argc && !pid) {
-		pr_err("No workload given: use 'perf refcnt record -- <command>' or -p <pid>\n");
-		return -EINVAL;
-	}
-	if (argc && pid) {
-		pr_err("Give either a workload or -p <pid>, not both\n");
-		return -EINVAL;
-	}
-	if (strcmp(call_graph, "fp") && strcmp(call_graph, "dwarf") && strcmp(call_graph, "no")) {
-		pr_err("Unknown --call-graph '%s': use fp, dwarf or no\n", call_graph);
-		return -EINVAL;
-	}
-	if (max_stack && (strcmp(call_graph, "fp") || strtoul(max_stack, &end, 10) < 1 || *end)) {
-		pr_err("--max-stack takes a number of frames, and -g fp: not '%s' with -g %s\n",
-		       max_stack, call_graph);
-		return -EINVAL;
-	}
-
-	if (pid) {
-		char proc[64];
-
-		snprintf(proc, sizeof(proc), "/proc/%s/exe", pid);
-		if (kill(atoi(pid), 0) && errno == ESRCH) {
-			pr_err("No process with pid %s: give the pid of a running perf\n", pid);
-			return -ESRCH;
-		}
-		exe_path = exe ? realpath(exe, NULL) : realpath(proc, NULL);
-	} else {
-		exe_path = exe ? realpath(exe, NULL) : refcnt__find_exe(argv[0]);
-	}
-	if (!exe_path && (exe || pid)) {
-		pr_err("Cannot find %s: give the perf binary to audit with -x\n",
-		       exe ?: "the process's executable");
-		return -ENOENT;
-	} else if (!exe_path) {
-		pr_err("Cannot find the workload %s in PATH: check the command, or give its path\n",
-		       argv[0]);
-		return -ENOENT;
-	}
-
-	ret = refcnt__check_uprobes();
+	ret = refcnt__record_check(&opts, types, argc);
 	if (ret)
-		goto out;
-
-	refcnt_probes__remove_stale();
-
-	ret = refcnt_probes__resolve(&refcnt_probes, exe_path, type_mask, uncover);
-	if (ret)
-		goto out;
-	refcnt__print_probes(&refcnt_probes, uncover);
-	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
-		const struct refcnt_scan_type *st = &refcnt_probes.scan_types[t];
-
-		pr_debug("scan: %s: %u bytes, refcount at %d, flexible array of %u-byte elements, length at %d\n",
-			 refcnt_type_specs[t].name, st->size, st->refcnt_offset, st->elem_size,
-			 st->nr_offset);
-	}
-
-	snprintf(group, sizeof(group), REFCNT_GROUP_PREFIX "%d", getpid());
-	ret = refcnt_guardian__start(&refcnt_guardian, group);
-	if (ret) {
-		pr_err("Cannot start the process that removes the uprobes if perf refcnt is killed: %s\n",
-		       strerror(-ret));
-		goto out;
-	}
-	refcnt_recorder = getpid();
-	atexit(refcnt__uninstall);
-	ret = refcnt_probes__install(&refcnt_probes, group);
-	if (ret)
-		goto out;
-
-	/* perf record's arguments and the workload's, and the terminating NULL */
-	rec_argc = REFCNT_RECORD_MAX_ARGS + argc;
-	rec_argv = calloc(rec_argc + 1, sizeof(*rec_argv));
-	if (!rec_argv) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	snprintf(event, sizeof(event), "%s:*", group);
-	/* before the pins are open: the helper must not hold them */
-	if (scan && !count)
-		refcnt_exit_scan__start(&exit_scan, pid ? atoi(pid) : 0, refcnt_guardian.pid,
-					refcnt_probes.scan_types);
-	refcnt_pins = refcnt_pins__open(event);
-	refcnt__hand_pins(refcnt_pins, refcnt_pins ? refcnt_pins->core.nr_entries : 0);
-
-	rec_argv[i++] = count ? "stat" : "record";
-	if (output) {
-		rec_argv[i++] = "-o";
-		rec_argv[i++] = output;
-	}
-	rec_argv[i++] = "-e";
-	rec_argv[i++] = event;
-	if (count) {
-		/* one CSV line per probe: the uprobe floor of the bench */
-		rec_argv[i++] = "-x";
-		rec_argv[i++] = ",";
-	} else {
-		rec_argv[i++] = "-m";
-		rec_argv[i++] = mmap_pages;
-		/*
-		 * One clock for all CPUs: perf's default local_clock can be
-		 * skewed between CPUs by more than the time between a put on
-		 * one thread and a get on another, and pairing follows order.
-		 */
-		rec_argv[i++] = "--clockid";
-		rec_argv[i++] = "monotonic";
-	}
-	if (compress && !count)
-		rec_argv[i++] = "-z";
-	if (strcmp(call_graph, "no") && !count) {
-		/* perf record takes the depth of an fp callchain as "fp,<n>" */
-		if (max_stack)
-			snprintf(call_graph_fp, sizeof(call_graph_fp), "fp,%s", max_stack);
-		rec_argv[i++] = "--call-graph";
-		rec_argv[i++] = max_stack ? call_graph_fp : call_graph;
-		rec_argv[i++] = "--user-callchains";
-	}
-	if (pid) {
-		rec_argv[i++] = "-p";
-		rec_argv[i++] = pid;
-	} else {
-		rec_argv[i++] = "--";
-		for (int j = 0; j < argc; j++)
-			rec_argv[i++] = argv[j];
-	}
-
-	ret = count ? cmd_stat(i, rec_argv) : cmd_record(i, rec_argv);
-	free(rec_argv);
-	/*
-	 * perf record returns the workload's exit status: a command that
-	 * fails, or dies, is scanned all the same, its status in the scan
-	 */
-	if (exit_scan.helper > 0)
-		refcnt__record_scan(&exit_scan, ret < 0 ? NULL : output);
-out:
-	refcnt__uninstall();
-	refcnt_probes__exit(&refcnt_probes);
-	free(exe_path);
-	return ret;
+		return ret;
+	return refcnt_record__run(&opts, argc, argv);
 }
 
 struct refcnt_report {

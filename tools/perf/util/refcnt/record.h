@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_RECORD_H
+#define __PERF_REFCNT_RECORD_H
+
+#include <stdbool.h>
+
+/*
+ * perf refcnt record once its options are parsed: find the perf binary to
+ * audit, place the uprobes on its refcount API, hand them to the guardian
+ * (guardian.h), run perf record (or perf stat) on the workload or the
+ * process, keep the scan at exit (exit_scan.h) in the recording, and leave
+ * nothing registered however it ends.
+ */
+struct refcnt_record_opts {
+	const char	*output;	/* the recording; NULL with count: stderr */
+	const char	*exe;		/* -x: the perf binary to audit, or NULL */
+	const char	*call_graph;	/* fp, dwarf or no */
+	const char	*max_stack;	/* frames of a -g fp callchain, or NULL */
+	const char	*mmap_pages;
+	const char	*pid;		/* -p: the process to record, or NULL */
+	const char	*uncover;	/* functions whose copies are uncovered */
+	unsigned long	type_mask;	/* the types audited */
+	bool		compress;
+	bool		count;		/* perf stat's counts, not a recording */
+	bool		scan;		/* scan the workload at its exit */
+};
+
+/*
+ * Record workload @argv (@argc arguments, none with @opts->pid) as @opts
+ * says. Returns what perf record (or perf stat) returns, or a negative
+ * error after saying with pr_err what is wrong and how to fix it.
+ */
+int refcnt_record__run(const struct refcnt_record_opts *opts, int argc, const char **argv);
+
+#endif /* __PERF_REFCNT_RECORD_H */
