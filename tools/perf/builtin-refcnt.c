@@ -9,30 +9,23 @@
  *   perf refcnt diff [<options>] <base.data> <new.data>
  */
 #include <errno.h>
-#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-#include <linux/err.h>
 #include <linux/string.h>
-#include <linux/zalloc.h>
 #include <subcmd/parse-options.h>
 
 #include "builtin.h"
 #include "util/callchain.h"
 #include "util/debug.h"
-#include "util/hashmap.h"
 #include "util/refcnt/diff.h"
+#include "util/refcnt/diff_print.h"
 #include "util/refcnt/findings.h"
-#include "util/refcnt/hash.h"
 #include "util/refcnt/pairing.h"
 #include "util/refcnt/record.h"
 #include "util/refcnt/report.h"
 #include "util/refcnt/spec.h"
-#include "util/refcnt/symbolize.h"
-#include "util/strbuf.h"
 #include "util/symbol.h"
 #include "util/util.h"
 #include "ui/ui.h"
@@ -353,284 +346,6 @@ static const char * const refcnt_diff_usage[] = {
 	NULL
 };
 
-/* The folded callchain of @stack, outermost first, in @chain. */
-static int refcnt__fold_stack(const struct refcnt_report *rep, const struct refcnt_ref *site,
-			      u32 stack, struct refcnt_funcs *f, struct strbuf *chain)
-{
-	u32 nr = refcnt_report__stack_funcs(rep, site, stack, f);
-	int err = strbuf_setlen(chain, 0);
-
-	while (nr-- && !err) {
-		err = strbuf_addstr(chain, f->names[nr]);
-		if (nr && !err)
-			err = strbuf_addch(chain, ';');
-	}
-	return err;
-}
-
-/*
- * A replayed recording by names: its findings per kind, type, site function
- * and folded callchain, and its balance per type and function.
- */
-static int refcnt__summarize(const struct refcnt_report *rep, struct refcnt_summary *s)
-{
-	struct refcnt_funcs *f = zalloc(sizeof(*f));
-	struct strbuf chain = STRBUF_INIT;
-	struct hashmap_entry *cur, *scur;
-	char site[REFCNT_FUNC_SZ];
-	size_t bkt, sbkt;
-	int err = 0;
-
-	if (!f)
-		return -ENOMEM;
-	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
-		const struct refcnt_group *g = cur->pvalue;
-
-		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
-		if (!g->stacks) {
-			err = g->refs ? refcnt_summary__add_finding(s, g->kind, g->type,
-					g->uncertain, site, "", g->refs) : 0;
-			if (err)
-				goto out;
-			continue;
-		}
-		hashmap__for_each_entry(g->stacks, scur, sbkt) {
-			err = refcnt__fold_stack(rep, &g->ref, scur->key, f, &chain) ?:
-			      refcnt_summary__add_finding(s, g->kind, g->type, g->uncertain, site,
-							  chain.buf, scur->value);
-			if (err)
-				goto out;
-		}
-	}
-	hashmap__for_each_entry(rep->balance, cur, bkt) {
-		const struct refcnt_balance *b = cur->pvalue;
-
-		refcnt_sym__addr_func(&rep->sym, b->space, b->site, false, site, sizeof(site));
-		err = refcnt_summary__add_site(s, b->type, site, b->gets, b->puts);
-		if (err)
-			goto out;
-	}
-out:
-	strbuf_release(&chain);
-	free(f);
-	return err;
-}
-
-/* Replay @input and summarize it in @s; why its uncertain rows are in @why. */
-static int refcnt__diff_side(const char *input, unsigned long type_mask, bool no_scan,
-			     struct refcnt_summary *s, char *why, size_t why_size)
-{
-	struct refcnt_report rep = { .out = stdout, .type_mask = type_mask, .no_scan = no_scan };
-	int ret;
-
-	ret = refcnt_summary__init(s);
-	if (!ret)
-		ret = refcnt_findings__init(&rep.findings, NULL);
-	if (ret)
-		return ret;
-	rep.balance = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
-	if (IS_ERR(rep.balance)) {
-		rep.balance = NULL;
-		ret = -ENOMEM;
-	}
-	if (!ret)
-		ret = refcnt_report__replay(&rep, input, 0);
-	if (!ret)
-		ret = refcnt__summarize(&rep, s);
-	if (!ret) {
-		refcnt_report__warn_missed(&rep);
-		refcnt_report__uncertain_why(&rep, why, why_size);
-	}
-	refcnt_report__exit(&rep);
-	return ret;
-}
-
-struct refcnt_frame {
-	const char	*name;
-	int		len;
-};
-
-/* The frames of a folded callchain, innermost first: how many. */
-static u32 refcnt__chain_frames(const char *chain, struct refcnt_frame *frames)
-{
-	const char *end = chain + strlen(chain);
-	u32 nr = 0;
-
-	while (end > chain && nr < REFCNT_MAX_FRAMES) {
-		const char *start = end;
-
-		while (start > chain && start[-1] != ';')
-			start--;
-		frames[nr].name = start;
-		frames[nr++].len = end - start;
-		end = start > chain ? start - 1 : chain;
-	}
-	return nr;
-}
-
-/* How many innermost frames @a and @b have in common. */
-static u32 refcnt__common_frames(const struct refcnt_frame *a, u32 na,
-				 const struct refcnt_frame *b, u32 nb)
-{
-	u32 i;
-
-	for (i = 0; i < na && i < nb; i++) {
-		if (a[i].len != b[i].len || strncmp(a[i].name, b[i].name, a[i].len))
-			break;
-	}
-	return i;
-}
-
-/*
- * The callchains of row @g, each with its references in base and new
- * when it has several, innermost frame first: @max frames, or as many as
- * tell it apart from the others of its row.
- */
-static int refcnt__print_diff_chains(const struct refcnt_diff *d,
-				     const struct refcnt_diff_group *g, u32 max)
-{
-	struct refcnt_frame *frames = calloc(REFCNT_MAX_FRAMES * 2, sizeof(*frames));
-	struct refcnt_frame *other = frames + REFCNT_MAX_FRAMES;
-	const char *indent = g->nr > 1 ? "                " : "            ";
-
-	if (!frames)
-		return -ENOMEM;
-	for (u32 i = g->first; i < g->first + g->nr; i++) {
-		const struct refcnt_diff_finding *r = &d->findings[i];
-		const struct refcnt_summary_finding *f = r->new ?: r->base;
-		u32 nr = refcnt__chain_frames(f->chain, frames), show = max;
-
-		for (u32 j = g->first; j < g->first + g->nr; j++) {
-			const struct refcnt_summary_finding *o = d->findings[j].new ?:
-								 d->findings[j].base;
-			u32 no = refcnt__chain_frames(o->chain, other);
-
-			if (j != i)
-				show = max(show, refcnt__common_frames(frames, nr, other, no) + 1);
-		}
-		if (g->nr > 1)
-			printf("            %+" PRId64 " (%" PRIu64 " -> %" PRIu64 "):\n", r->delta,
-			       r->base ? r->base->refs : 0, r->new ? r->new->refs : 0);
-		for (u32 k = 0; k < nr && k < show; k++)
-			printf("%s%.*s\n", indent, frames[k].len, frames[k].name);
-	}
-	free(frames);
-	return 0;
-}
-
-static int refcnt__print_diff_findings(const struct refcnt_diff *d, bool rows_only, u32 max)
-{
-	printf("# %8s %8s %8s  %-7s  %-8s %-24s %s\n", "Baseline", "New", "Delta", "Status",
-	       "Type", "Finding", "Site");
-	printf("# %8s %8s %8s  %-7s  %-8s %-24s %s\n", "........", "...", ".....", "......",
-	       "....", ".......", "....");
-	for (u32 i = 0; i < d->nr_groups; i++) {
-		const struct refcnt_diff_group *g = &d->groups[i];
-		char label[40];
-
-		snprintf(label, sizeof(label), "%s%s", refcnt_finding_kind__name(g->key->kind),
-			 g->key->uncertain ? " (uncertain)" : "");
-		printf("  %8" PRIu64 " %8" PRIu64 " %+8" PRId64 "  %-7s  %-8s %-24s %s\n",
-		       g->base, g->new, (s64)g->new - (s64)g->base,
-		       refcnt_diff_status__name(g->status), refcnt_type_specs[g->key->type].name,
-		       label, g->key->site);
-		if (rows_only)
-			continue;
-		if (refcnt__print_diff_chains(d, g, max))
-			return -ENOMEM;
-		printf("\n");
-	}
-	return 0;
-}
-
-static void refcnt__print_diff_balance(const struct refcnt_diff *d)
-{
-	printf("# %8s %16s %21s %21s %21s  %-8s %s\n", "Net/call", "base -> new",
-	       "Gets base -> new", "Puts base -> new", "Calls base -> new", "Type", "Function");
-	for (u32 i = 0; i < d->nr_balance; i++) {
-		const struct refcnt_diff_balance *r = &d->balance[i];
-		const struct refcnt_summary_balance *b = r->new ?: r->base;
-		const struct refcnt_summary_balance none = { .type = 0 };
-		const struct refcnt_summary_balance *o = r->base ?: &none, *n = r->new ?: &none;
-
-		printf("  %+8.2f %7.2f -> %5.2f %9" PRIu64 " -> %-8" PRIu64 " %9" PRIu64
-		       " -> %-8" PRIu64 " %9" PRIu64 " -> %-8" PRIu64 "  %-8s %s\n",
-		       r->new_per_call - r->base_per_call, r->base_per_call, r->new_per_call,
-		       o->gets, n->gets, o->puts, n->puts, o->calls, n->calls,
-		       refcnt_type_specs[b->type].name, b->func);
-	}
-}
-
-/* -x: a callchain of a row, as refcnt__print_diff_sep() says */
-static void refcnt__print_diff_chain_sep(const struct refcnt_diff_finding *r, const char *sep)
-{
-	const struct refcnt_summary_finding *f = r->new ?: r->base;
-
-	printf("finding%s%s%s", sep, refcnt_diff_status__name(r->status), sep);
-	refcnt_field__print(refcnt_finding_kind__name(f->kind), sep, sep);
-	refcnt_field__print(refcnt_type_specs[f->type].name, sep, sep);
-	refcnt_field__print(f->site, sep, sep);
-	printf("%" PRIu64 "%s%" PRIu64 "%s%" PRId64 "%s", r->base ? r->base->refs : 0, sep,
-	       r->new ? r->new->refs : 0, sep, r->delta, sep);
-	refcnt_field__print(f->chain, sep, "\n");
-}
-
-/*
- * -x: a line per row, its first field what it is. "finding", status, kind,
- * type, site function, references in base and new, delta, the folded
- * callchain; "balance", status, type, function, gets, puts and calls in
- * base, then in new, net references per call in base and new.
- */
-static void refcnt__print_diff_sep(const struct refcnt_diff *d, const char *sep)
-{
-	for (u32 i = 0; i < d->nr_groups; i++) {
-		for (u32 c = d->groups[i].first; c < d->groups[i].first + d->groups[i].nr; c++)
-			refcnt__print_diff_chain_sep(&d->findings[c], sep);
-	}
-	for (u32 i = 0; i < d->nr_balance; i++) {
-		const struct refcnt_diff_balance *r = &d->balance[i];
-		const struct refcnt_summary_balance *b = r->new ?: r->base;
-		const struct refcnt_summary_balance none = { .type = 0 };
-		const struct refcnt_summary_balance *o = r->base ?: &none, *n = r->new ?: &none;
-
-		printf("balance%s%s%s", sep, refcnt_diff_status__name(r->status), sep);
-		refcnt_field__print(refcnt_type_specs[b->type].name, sep, sep);
-		refcnt_field__print(b->func, sep, "");
-		printf("%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64
-		       "%s%.2f%s%.2f\n", sep, o->gets, sep, o->puts, sep, o->calls, sep, n->gets,
-		       sep, n->puts, sep, n->calls, sep, r->base_per_call, sep, r->new_per_call);
-	}
-}
-
-/*
- * diff --fail-on's status: REFCNT_EXIT_FINDINGS if the new recording @new
- * made a row or function of @kinds worse (refcnt_diff__worse()), else
- * REFCNT_EXIT_UNCERTAIN if it did with uncertain rows only (of @new, or of
- * the baseline) and @fail_uncertain, saying why (@why, @base_why); 0
- * otherwise.
- */
-static int refcnt__diff_fail_on(const struct refcnt_diff *d, u32 kinds, bool fail_uncertain,
-				const char *new, const char *why, const char *base_why)
-{
-	struct refcnt_diff_worse w;
-	char what[PATH_MAX + 16], whys[640];
-
-	if (refcnt_diff__worse(d, kinds, &w))
-		return REFCNT_EXIT_FINDINGS;
-	if (!w.uncertain || !fail_uncertain)
-		return 0;
-	snprintf(what, sizeof(what), "worse in %s", new);
-	if (w.base_uncertain == w.uncertain)
-		snprintf(whys, sizeof(whys), "the baseline's own rows of them are uncertain: %s",
-			 base_why);
-	else if (w.base_uncertain)
-		snprintf(whys, sizeof(whys), "%s; the baseline's: %s", why, base_why);
-	else
-		snprintf(whys, sizeof(whys), "%s", why);
-	refcnt_report__warn_uncertain(what, w.uncertain, w.uncertain_kinds, whys);
-	return REFCNT_EXIT_UNCERTAIN;
-}
-
 /*
  * perf refcnt diff: what changed from one recording to another, two builds
  * of perf running the same command, or one build on two inputs.
@@ -686,33 +401,21 @@ static int refcnt__diff(int argc, const char **argv)
 		return -EINVAL;
 	}
 
-	ret = refcnt__diff_side(base, type_mask, !scan, &sb, base_why, sizeof(base_why));
+	ret = refcnt_report__summarize(base, type_mask, !scan, &sb, base_why, sizeof(base_why));
 	if (!ret)
-		ret = refcnt__diff_side(new, type_mask, !scan, &sn, why, sizeof(why));
+		ret = refcnt_report__summarize(new, type_mask, !scan, &sn, why, sizeof(why));
 	if (!ret)
 		ret = refcnt_diff__compute(&d, &sb, &sn);
 	if (ret)
 		goto out;
 
 	if (fail_kinds)
-		ret = refcnt__diff_fail_on(&d, fail_kinds, fail_uncertain, new, why, base_why);
-	if (field_sep) {
-		refcnt__print_diff_sep(&d, field_sep);
-		goto out;
-	}
-	printf("# perf refcnt diff of %s (baseline) and %s\n", base, new);
-	printf("# findings: %u new, %u changed, %u gone\n", d.nr[REFCNT_DIFF__NEW],
-	       d.nr[REFCNT_DIFF__CHANGED], d.nr[REFCNT_DIFF__GONE]);
-	printf("#\n");
-	if (refcnt__print_diff_findings(&d, rows_only,
-					full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES)) {
+		ret = refcnt_diff__fail_on(&d, fail_kinds, fail_uncertain, new, why, base_why);
+	if (field_sep)
+		refcnt_diff__print_sep(&d, field_sep);
+	else if (refcnt_diff__print(&d, base, new, rows_only,
+				    full_callchain ? UINT_MAX : REFCNT_STDIO_FRAMES))
 		ret = -ENOMEM;
-		goto out;
-	}
-	printf("#\n# balance: %u functions whose references changed, %s\n", d.nr_balance,
-	       "the most changed per call first (calls: the most events at one of its sites)");
-	printf("#\n");
-	refcnt__print_diff_balance(&d);
 out:
 	refcnt_diff__exit(&d);
 	refcnt_summary__exit(&sb);

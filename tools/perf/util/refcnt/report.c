@@ -3,7 +3,8 @@
  * perf refcnt report's replay: a recording through perf_session's
  * ordered-events queue into the decoder and the pairing engine, the
  * findings they yield, the balance per site, the history of one object,
- * and --fail-on's verdict on them. What is shown of them: report_print.c.
+ * --fail-on's verdict on them, and their summary by names that perf
+ * refcnt diff compares (diff.h). What is shown of them: report_print.c.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -22,9 +23,11 @@
 #include "../hashmap.h"
 #include "../machine.h"
 #include "../session.h"
+#include "../strbuf.h"
 #include "../symbol.h"
 #include "../thread.h"
 #include "decode.h"
+#include "diff.h"
 #include "findings.h"
 #include "hash.h"
 #include "layout.h"
@@ -600,4 +603,92 @@ char *refcnt_report__history_text(void *priv, u64 obj)
 	if (ret)
 		zfree(&text);
 	return text;
+}
+
+/* The folded callchain of @stack, outermost first, in @chain. */
+static int refcnt_report__fold_stack(const struct refcnt_report *rep, const struct refcnt_ref *site,
+				     u32 stack, struct refcnt_funcs *f, struct strbuf *chain)
+{
+	u32 nr = refcnt_report__stack_funcs(rep, site, stack, f);
+	int err = strbuf_setlen(chain, 0);
+
+	while (nr-- && !err) {
+		err = strbuf_addstr(chain, f->names[nr]);
+		if (nr && !err)
+			err = strbuf_addch(chain, ';');
+	}
+	return err;
+}
+
+/*
+ * A replayed recording by names: its findings per kind, type, site function
+ * and folded callchain, and its balance per type and function.
+ */
+static int refcnt_report__to_summary(const struct refcnt_report *rep, struct refcnt_summary *s)
+{
+	struct refcnt_funcs *f = zalloc(sizeof(*f));
+	struct strbuf chain = STRBUF_INIT;
+	struct hashmap_entry *cur, *scur;
+	char site[REFCNT_FUNC_SZ];
+	size_t bkt, sbkt;
+	int err = 0;
+
+	if (!f)
+		return -ENOMEM;
+	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
+		const struct refcnt_group *g = cur->pvalue;
+
+		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
+		if (!g->stacks) {
+			err = g->refs ? refcnt_summary__add_finding(s, g->kind, g->type,
+					g->uncertain, site, "", g->refs) : 0;
+			if (err)
+				goto out;
+			continue;
+		}
+		hashmap__for_each_entry(g->stacks, scur, sbkt) {
+			err = refcnt_report__fold_stack(rep, &g->ref, scur->key, f, &chain) ?:
+			      refcnt_summary__add_finding(s, g->kind, g->type, g->uncertain, site,
+							  chain.buf, scur->value);
+			if (err)
+				goto out;
+		}
+	}
+	hashmap__for_each_entry(rep->balance, cur, bkt) {
+		const struct refcnt_balance *b = cur->pvalue;
+
+		refcnt_sym__addr_func(&rep->sym, b->space, b->site, false, site, sizeof(site));
+		err = refcnt_summary__add_site(s, b->type, site, b->gets, b->puts);
+		if (err)
+			goto out;
+	}
+out:
+	strbuf_release(&chain);
+	free(f);
+	return err;
+}
+
+/* Replay @input and summarize it in @s; why its uncertain rows are in @why. */
+int refcnt_report__summarize(const char *input, unsigned long type_mask, bool no_scan,
+			     struct refcnt_summary *s, char *why, size_t why_size)
+{
+	struct refcnt_report rep = { .out = stdout, .type_mask = type_mask, .no_scan = no_scan };
+	int ret;
+
+	ret = refcnt_summary__init(s);
+	if (!ret)
+		ret = refcnt_findings__init(&rep.findings, NULL);
+	if (ret)
+		return ret;
+	ret = refcnt_report__count_balance(&rep);
+	if (!ret)
+		ret = refcnt_report__replay(&rep, input, 0);
+	if (!ret)
+		ret = refcnt_report__to_summary(&rep, s);
+	if (!ret) {
+		refcnt_report__warn_missed(&rep);
+		refcnt_report__uncertain_why(&rep, why, why_size);
+	}
+	refcnt_report__exit(&rep);
+	return ret;
 }

@@ -25,6 +25,7 @@ struct hashmap;
 struct perf_session;
 struct refcnt_engine;
 struct refcnt_ref;
+struct refcnt_summary;
 
 /* perf refcnt report --fail-on: a finding of those kinds remains (LSan's exitcode) */
 #define REFCNT_EXIT_FINDINGS	23
@@ -121,6 +122,13 @@ void refcnt_report__warn_missed(const struct refcnt_report *rep);
 void refcnt_report__print_history_header(FILE *fp, u64 addr);
 /* The TUI's timeline of one object: a second replay that follows it. */
 char *refcnt_report__history_text(void *priv, u64 obj);
+
+/*
+ * perf refcnt diff's side: replay @input and summarize it by names in @s
+ * (diff.h); why its uncertain rows are in @why.
+ */
+int refcnt_report__summarize(const char *input, unsigned long type_mask, bool no_scan,
+			     struct refcnt_summary *s, char *why, size_t why_size);
 
 /* report_print.c: what is shown */
 
