@@ -67,6 +67,78 @@ int test__refcnt_attribution_learnt(struct test_suite *test __maybe_unused,
 }
 
 /*
+ * Feed @evs twice, as a report replays: to an engine that learns, then to
+ * one that pairs as the first learnt from the whole stream, following
+ * @follow. @c gets what the second collected.
+ */
+static int stream__run_taught(const struct refcnt_event *evs, size_t nr, u64 follow,
+			      struct collect *c)
+{
+	struct refcnt_engine *teacher = refcnt_engine__new(NULL, NULL);
+	struct refcnt_engine *engine = refcnt_engine__new(&stream__ops, c);
+	int err = -ENOMEM;
+
+	memset(c, 0, sizeof(*c));
+	if (teacher && engine)
+		err = stream__feed(teacher, evs, nr);
+	if (!err) {
+		refcnt_engine__learn_from(engine, teacher);
+		err = refcnt_engine__follow(engine, follow) ?: stream__feed(engine, evs, nr);
+	}
+	if (!err)
+		refcnt_engine__end(engine);
+	refcnt_engine__delete(teacher);
+	refcnt_engine__delete(engine);
+	TEST_ASSERT_EQUAL("feeding", err, 0);
+	return TEST_OK;
+}
+
+/*
+ * A teardown pairs as the whole recording teaches: the same objects as in
+ * the case above, but P tears A down first, before B and C show what P
+ * releases (a list's teardown puts its entries in the list's order; those
+ * with one reference left teach, those a lookup leaked are ambiguous). In
+ * one pass, A's put would be decided by recency and release F's reference,
+ * leaving G's insert as the leak; replayed as a report does, by what P
+ * released where it had one choice, later in the stream.
+ */
+int test__refcnt_attribution_learnt_later(struct test_suite *test __maybe_unused,
+					  int subtest __maybe_unused)
+{
+	static const struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, G, 0x10, 1, 1),
+		EV(12, PUT,  OBJ_A, MAIN, 0x20, 1, 2),
+		EV(13, GET,  OBJ_A, F, 0x10, 1, 1),
+		EV(20, BORN, OBJ_B, MAIN, 0x10, 1, 1),
+		EV(21, GET,  OBJ_B, G, 0x10, 1, 1),
+		EV(22, PUT,  OBJ_B, MAIN, 0x20, 1, 2),
+		EV(30, BORN, OBJ_C, MAIN, 0x10, 1, 1),
+		EV(31, GET,  OBJ_C, G, 0x10, 1, 1),
+		EV(32, PUT,  OBJ_C, MAIN, 0x20, 1, 2),
+		/* the teardown */
+		EV(40, PUT,  OBJ_A, P, 0x10, 1, 2),
+		EV(41, PUT,  OBJ_B, P, 0x10, 1, 1),
+		EV(42, DIES, OBJ_B, P, 0x10, 1, 0),
+		EV(43, PUT,  OBJ_C, P, 0x10, 1, 1),
+		EV(44, DIES, OBJ_C, P, 0x10, 1, 0),
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_A, .generation = 1,
+		  .site = FN_F + 0x10, .op = REFCNT_OP__GET },
+	};
+	struct collect c;
+
+	TEST_ASSERT_VAL("run", stream__run_taught(evs, ARRAY_SIZE(evs), OBJ_A, &c) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, 5);
+	TEST_ASSERT_VAL("teardown paired by what it released later",
+			c.steps[4].confidence == REFCNT_PAIR__LEARNT &&
+			stream__ref_is(&c.steps[4].paired, FN_G + 0x10));
+	return TEST_OK;
+}
+
+/*
  * A leaked holder outranks what it keeps alive (a thread that was never
  * put holds its maps, which hold dsos that the dsos list keeps too): B is
  * leaked, unreachable at exit; A is reachable through one word of the

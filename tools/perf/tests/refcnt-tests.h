@@ -35,6 +35,7 @@ int test__refcnt_pairing_stress(struct test_suite *test, int subtest);
 
 /* tests/refcnt-attribution.c: which function a finding names */
 int test__refcnt_attribution_learnt(struct test_suite *test, int subtest);
+int test__refcnt_attribution_learnt_later(struct test_suite *test, int subtest);
 int test__refcnt_attribution_held(struct test_suite *test, int subtest);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);

@@ -111,6 +111,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_pairing_stress),
 	TEST_CASE("refcnt attribution: a remove releases what it released with one choice",
 		  refcnt_attribution_learnt),
+	TEST_CASE("refcnt attribution: a teardown pairs as the whole recording teaches",
+		  refcnt_attribution_learnt_later),
 	TEST_CASE("refcnt attribution: a leaked holder's references on others are held by it",
 		  refcnt_attribution_held),
 	TEST_CASE("refcnt attribution: an extra put is the put that releases nothing",

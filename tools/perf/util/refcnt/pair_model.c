@@ -22,6 +22,7 @@ struct pair_row {
 struct refcnt_pair_model {
 	struct hashmap	*rows;		/* type and put function -> struct pair_row */
 	struct hashmap	*clean;		/* type and put function -> lifetimes */
+	bool		frozen;		/* learns no more */
 };
 
 struct refcnt_pair_model *refcnt_pair_model__new(void)
@@ -98,7 +99,7 @@ int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_f
 	long key = refcnt_type_addr__key(put_fn, type);
 	struct pair_row *row;
 
-	if (!get_fn || !put_fn)
+	if (!get_fn || !put_fn || model->frozen)
 		return 0;
 	if (!hashmap__find(model->rows, key, &row)) {
 		row = zalloc(sizeof(*row));
@@ -131,7 +132,7 @@ int refcnt_pair_model__clean_release(struct refcnt_pair_model *model, u8 type, u
 {
 	long key = refcnt_type_addr__key(put_fn, type), count = 0;
 
-	if (!put_fn)
+	if (!put_fn || model->frozen)
 		return 0;
 	hashmap__find(model->clean, key, &count);
 	count += delta;
@@ -147,4 +148,9 @@ long refcnt_pair_model__clean_releases(const struct refcnt_pair_model *model, u8
 
 	hashmap__find(model->clean, refcnt_type_addr__key(put_fn, type), &count);
 	return count;
+}
+
+void refcnt_pair_model__freeze(struct refcnt_pair_model *model)
+{
+	model->frozen = true;
 }

@@ -17,7 +17,10 @@
  * remove releases.
  *
  * The model learns while the replay goes: a put is decided by the exact
- * pairs seen before it. Its memory grows with the number of distinct put
+ * pairs seen before it. A report replays twice: the first replay's model,
+ * frozen, decides the second's puts: those of a teardown, which come
+ * before the last puts that teach how it pairs, are decided by what the
+ * whole recording teaches. Its memory grows with the number of distinct put
  * functions, at most REFCNT_PAIR_MODEL_WAYS get functions each, and a
  * count each of the lifetimes that died clean after such a put.
  */
@@ -56,5 +59,8 @@ int refcnt_pair_model__clean_release(struct refcnt_pair_model *model, u8 type, u
 /* In how many lifetimes that died clean @put_fn put a reference not its own. */
 long refcnt_pair_model__clean_releases(const struct refcnt_pair_model *model, u8 type,
 				       u64 put_fn);
+
+/* From now on, learn and clean_release change nothing: a replay's model. */
+void refcnt_pair_model__freeze(struct refcnt_pair_model *model);
 
 #endif /* __PERF_REFCNT_PAIR_MODEL_H */

@@ -222,6 +222,15 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 	return engine;
 }
 
+void refcnt_engine__learn_from(struct refcnt_engine *engine, struct refcnt_engine *teacher)
+{
+	struct refcnt_pair_model *model = engine->model;
+
+	engine->model = teacher->model;
+	teacher->model = model;
+	refcnt_pair_model__freeze(engine->model);
+}
+
 static void lifetime__free(struct refcnt_lifetime *lt)
 {
 	list_del_init(&lt->node);

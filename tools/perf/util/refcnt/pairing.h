@@ -314,6 +314,14 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 void refcnt_engine__delete(struct refcnt_engine *engine);
 
 /*
+ * Pair as @teacher, which was fed the same events, learnt: its model of
+ * the exact pairs of the whole stream (pair_model.h) moves to @engine,
+ * which learns no more. A put early in the stream is then decided by the
+ * exact pairs that come after it too. Call it before the first event.
+ */
+void refcnt_engine__learn_from(struct refcnt_engine *engine, struct refcnt_engine *teacher);
+
+/*
  * Index a lifetime's references from @nr of them (default 32): the
  * pairings are the same either way; tests compare the two.
  */

@@ -347,6 +347,34 @@ static int refcnt_report__end(struct refcnt_report *rep, const char *input)
 }
 
 /*
+ * The first replay of @input: an engine fed every event, for the exact
+ * pairs of the whole recording (pair_model.h), in *teacher. Nothing is
+ * counted nor reported. Returns 0, or a negative error after saying why.
+ */
+static int refcnt_report__learn(const struct refcnt_report *rep, const char *input,
+				struct refcnt_engine **teacher)
+{
+	struct refcnt_report pass = { .type_mask = rep->type_mask, .no_scan = true };
+	int ret;
+
+	refcnt_report__tool_init(&pass);
+	ret = refcnt_report__open(&pass, input);
+	if (!ret) {
+		pass.engine = refcnt_engine__new(NULL, &pass);
+		ret = pass.engine ? perf_session__process_events(pass.session) : -ENOMEM;
+		if (ret && ret != -ENOMEM)
+			pr_err("Cannot process %s: %s: the recording is damaged; record it again\n",
+			       input, strerror(-ret));
+	}
+	if (!ret) {
+		*teacher = pass.engine;
+		pass.engine = NULL;
+	}
+	refcnt_report__exit(&pass);
+	return ret;
+}
+
+/*
  * Replay @input through the ordered-events queue into the decoder and the
  * pairing engine, following the object at @follow (0: none). The findings
  * are in rep->findings when it returns 0.
@@ -357,6 +385,7 @@ int refcnt_report__replay(struct refcnt_report *rep, const char *input, u64 foll
 		.finding = refcnt_report__finding,
 		.step = refcnt_report__step,
 	};
+	struct refcnt_engine *teacher = NULL;
 	int ret;
 
 	refcnt_report__tool_init(rep);
@@ -366,7 +395,13 @@ int refcnt_report__replay(struct refcnt_report *rep, const char *input, u64 foll
 	if (ret)
 		return ret;
 
+	ret = refcnt_report__learn(rep, input, &teacher);
+	if (ret)
+		return ret;
 	rep->engine = refcnt_engine__new(&ops, rep);
+	if (rep->engine)
+		refcnt_engine__learn_from(rep->engine, teacher);
+	refcnt_engine__delete(teacher);
 	if (!rep->engine || (follow && refcnt_engine__follow(rep->engine, follow)))
 		return -ENOMEM;
 
