@@ -159,6 +159,8 @@ static int resolver__file_offset(struct refcnt_resolver *r, u64 vaddr, u64 *offs
 	return -1;
 }
 
+static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *p, u64 end);
+
 /* Out-of-line functions: entry probes, or return probes for born. */
 static int resolver__scan_symtab(struct refcnt_resolver *r)
 {
@@ -206,6 +208,7 @@ static int resolver__scan_symtab(struct refcnt_resolver *r)
 				       r->rp->exe, fn->name, p->vaddr);
 				return -EINVAL;
 			}
+			resolver__past_null(r, p, fn->end);
 		}
 	}
 	return has_symtab ? 0 : -ENOENT;
@@ -474,40 +477,48 @@ static bool insn__emulated_jump(const cs_insn *insn)
 }
 
 /*
- * Can code of function @sp reach @addr other than by falling through to
- * it: a direct jump or call to it, or any indirect jump (a jump table)?
- * Unreadable code counts as yes.
+ * Can the code in [@start, @end) reach [@lo, @hi] other than by falling
+ * through: a direct jump or call into it, or any indirect jump (a jump
+ * table)? Unreadable code counts as yes.
  */
+static bool resolver__jumps_into(struct refcnt_resolver *r, csh handle, u64 start, u64 end,
+				 u64 lo, u64 hi)
+{
+	size_t size, n;
+	const u8 *code = resolver__code(r, start, &size);
+	bool entered = false;
+	cs_insn *insn;
+
+	if (!code)
+		return true;
+	n = cs_disasm(handle, code, min_t(size_t, size, end - start), start, 0, &insn);
+	for (size_t i = 0; !entered && i < n; i++) {
+		const cs_x86 *x86 = &insn[i].detail->x86;
+		bool call = cs_insn_group(handle, &insn[i], X86_GRP_CALL);
+		u64 to = (u64)x86->operands[0].imm;
+
+		if (!call && !cs_insn_group(handle, &insn[i], X86_GRP_JUMP))
+			continue;
+		/* an indirect call returns after itself, not into the range */
+		if (x86->op_count == 1 && x86->operands[0].type != X86_OP_IMM)
+			entered = !call;
+		else
+			entered = x86->op_count != 1 || (to >= lo && to <= hi);
+	}
+	if (n)
+		cs_free(insn, n);
+	return entered;
+}
+
+/* resolver__jumps_into() of @addr, by any code of function @sp (DWARF). */
 static bool resolver__entered_at(struct refcnt_resolver *r, csh handle, Dwarf_Die *sp, u64 addr)
 {
 	Dwarf_Addr base, start, end;
 	ptrdiff_t off = 0;
 	bool entered = false;
 
-	while (!entered && (off = dwarf_ranges(sp, off, &base, &start, &end)) > 0) {
-		size_t size, n;
-		const u8 *code = resolver__code(r, start, &size);
-		cs_insn *insn;
-
-		if (!code)
-			return true;
-		n = cs_disasm(handle, code, min_t(size_t, size, end - start), start, 0, &insn);
-		for (size_t i = 0; !entered && i < n; i++) {
-			const cs_x86 *x86 = &insn[i].detail->x86;
-
-			if (!cs_insn_group(handle, &insn[i], X86_GRP_JUMP) &&
-			    !cs_insn_group(handle, &insn[i], X86_GRP_CALL))
-				continue;
-			entered = x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM ||
-				  (u64)x86->operands[0].imm == addr;
-			/* an indirect call returns after itself: not into @addr */
-			if (entered && cs_insn_group(handle, &insn[i], X86_GRP_CALL) &&
-			    x86->operands[0].type != X86_OP_IMM)
-				entered = false;
-		}
-		if (n)
-			cs_free(insn, n);
-	}
+	while (!entered && (off = dwarf_ranges(sp, off, &base, &start, &end)) > 0)
+		entered = resolver__jumps_into(r, handle, start, end, addr, addr);
 	return entered || off < 0;
 }
 
@@ -548,7 +559,131 @@ static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe
 		cs_free(insn, n);
 	cs_close(&handle);
 }
+
+/* Does @insn write register @reg (64-bit, or a part of it)? Unknown: yes. */
+static bool insn__writes(csh handle, const cs_insn *insn, x86_reg reg)
+{
+	cs_regs regs_read, regs_write;
+	u8 nr_read, nr_write;
+
+	if (cs_regs_access(handle, insn, regs_read, &nr_read, regs_write, &nr_write))
+		return true;
+	for (u8 i = 0; i < nr_write; i++) {
+		if (x86_reg64(regs_write[i]) == reg)
+			return true;
+	}
+	return false;
+}
+
+/* Is @insn "<mnemonic> %@a,%@b" (registers, 64-bit)? */
+static bool insn__regs(const cs_insn *insn, unsigned int id, x86_reg a, x86_reg b)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	return insn->id == id && x86->op_count == 2 &&
+	       x86->operands[0].type == X86_OP_REG && x86->operands[0].reg == a &&
+	       x86->operands[1].type == X86_OP_REG && x86->operands[1].reg == b;
+}
+
+/* The kernel emulates a direct call too (branch_setup_xol_ops(): 0xe8). */
+static bool insn__emulated(const cs_insn *insn)
+{
+	return insn__emulated_jump(insn) ||
+	       (insn->id == X86_INS_CALL && insn->bytes[0] == 0xe8 && insn->size == 5);
+}
+
+/*
+ * After "push %rbp; mov %rsp,%rbp", the straight code to the first
+ * instruction the kernel emulates past "test %rdi,%rdi; je": its index in
+ * @insn, or 0. Nothing on the way may branch, nor write the object's
+ * register or %rbp.
+ */
+static size_t insns__past_null(csh handle, const cs_insn *insn, size_t n, x86_reg obj)
+{
+	bool tested = false;
+
+	if (n < 5 || !insn__regs(&insn[1], X86_INS_MOV, X86_REG_RBP, X86_REG_RSP) ||
+	    insn[0].id != X86_INS_PUSH || insn[0].detail->x86.operands[0].reg != X86_REG_RBP)
+		return 0;
+	for (size_t i = 2; i < n; i++) {
+		if (tested) {
+			if (insn[i].id != X86_INS_JE || !insn__emulated_jump(&insn[i]))
+				return 0;
+			/* the NULL path leaves forward, past what follows */
+			if ((u64)insn[i].detail->x86.operands[0].imm <= insn[i].address)
+				return 0;
+			for (size_t k = i + 1; k < n; k++) {
+				if (insn__emulated(&insn[k]))
+					return k;
+				if (cs_insn_group(handle, &insn[k], X86_GRP_JUMP) ||
+				    cs_insn_group(handle, &insn[k], X86_GRP_CALL) ||
+				    cs_insn_group(handle, &insn[k], X86_GRP_RET) ||
+				    cs_insn_group(handle, &insn[k], X86_GRP_INT) ||
+				    insn__writes(handle, &insn[k], obj) ||
+				    insn__writes(handle, &insn[k], X86_REG_RBP))
+					return 0;
+			}
+			return 0;
+		}
+		tested = insn__regs(&insn[i], X86_INS_TEST, obj, obj);
+		if (!tested && (cs_insn_group(handle, &insn[i], X86_GRP_JUMP) ||
+				cs_insn_group(handle, &insn[i], X86_GRP_CALL) ||
+				cs_insn_group(handle, &insn[i], X86_GRP_RET) ||
+				insn__writes(handle, &insn[i], obj) ||
+				insn__writes(handle, &insn[i], X86_REG_RBP)))
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * perf gets and puts NULL freely (a million puts in one perf report), and
+ * a probe at the entry traps for each, though the recording filters them
+ * out. Where the function sets its frame up, tests the object for NULL
+ * and leaves, then runs straight to a direct jump or call, the probe of a
+ * get or put of [@p->vaddr, @end) moves onto that jump or call: it runs
+ * once per call on an object only, and the kernel emulates it. Its fetches
+ * are the same: the object is still in its register, the return address
+ * (the site) is at 8(%rbp), and the frame pointer chain gives the caller
+ * that the kernel adds to a callchain taken at an entry. Nothing in the
+ * function may jump into the code passed over.
+ */
+static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *p, u64 end)
+{
+	size_t size, n = 0, k = 0;
+	const u8 *code;
+	cs_insn *insn;
+	x86_reg obj;
+	csh handle;
+
+	if ((p->op != REFCNT_OP__GET && p->op != REFCNT_OP__PUT) ||
+	    p->obj.kind != REFCNT_LOC__REG || r->ehdr.e_machine != EM_X86_64 || end <= p->vaddr ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	obj = strcmp(p->obj.reg, "%di") ? X86_REG_INVALID : X86_REG_RDI;
+	code = resolver__code(r, p->vaddr, &size);
+	size = min_t(u64, size, end - p->vaddr);
+	if (code && obj != X86_REG_INVALID)
+		n = cs_disasm(handle, code, min_t(size_t, size, 96), p->vaddr, 24, &insn);
+	if (n)
+		k = insns__past_null(handle, insn, n, obj);
+	if (k && !resolver__jumps_into(r, handle, p->vaddr, end, insn[2].address,
+				       insn[k].address) &&
+	    !resolver__file_offset(r, insn[k].address, &p->offset)) {
+		p->vaddr = insn[k].address;
+		p->past_null = true;
+	}
+	if (n)
+		cs_free(insn, n);
+	cs_close(&handle);
+}
 #else
+static void resolver__past_null(struct refcnt_resolver *r __maybe_unused,
+				struct refcnt_probe *p __maybe_unused, u64 end __maybe_unused)
+{
+}
+
 static void resolver__onto_branch(struct refcnt_resolver *r __maybe_unused,
 				  struct refcnt_probe *p __maybe_unused,
 				  Dwarf_Die *inl __maybe_unused, Dwarf_Die *sp __maybe_unused)
@@ -1100,7 +1235,9 @@ static int refcnt_probe__add(int fd, const struct refcnt_probes *rp, struct refc
 			.retprobe = p->op == REFCNT_OP__BORN && !p->inlined,
 		},
 	};
+	/* the return address: at the entry on top of the stack, past it above the frame */
 	struct refcnt_loc sp = { .kind = REFCNT_LOC__MEM, .reg = rp->sp_reg };
+	struct refcnt_loc bp = { .kind = REFCNT_LOC__MEM, .reg = "%bp", .offset = 8 };
 	int ret = -ENOMEM;
 
 	tev.args = calloc(3, sizeof(*tev.args));
@@ -1127,7 +1264,7 @@ static int refcnt_probe__add(int fd, const struct refcnt_probes *rp, struct refc
 	if (!p->inlined && p->op != REFCNT_OP__BORN) {
 		tev.args[tev.nargs].name = (char *)"site";
 		tev.args[tev.nargs].type = (char *)"x64";
-		if (probe__fetch(&tev.args[tev.nargs++], &sp, 0, false))
+		if (probe__fetch(&tev.args[tev.nargs++], p->past_null ? &bp : &sp, 0, false))
 			goto out;
 	}
 

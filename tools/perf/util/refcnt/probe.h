@@ -39,6 +39,10 @@ struct refcnt_probe {
 					 * first instruction: emulated, not
 					 * single-stepped
 					 */
+	bool		past_null;	/* out of line, moved past its NULL
+					 * check: the return address is at
+					 * 8(%bp), not at (%sp)
+					 */
 	const char	*func;		/* the spec's function name */
 	char		*in_func;	/* inlined: the function it is inlined in */
 	char		*call_file;	/* inlined: where it is called */

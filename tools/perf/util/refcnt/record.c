@@ -139,7 +139,7 @@ static void refcnt_record__print_inline_coverage(const struct refcnt_probes *rp,
 
 static void refcnt_record__print_probes(const struct refcnt_probes *rp, const char *uncover)
 {
-	int inlined = 0, moved = 0, on_branch = 0, nop5;
+	int inlined = 0, moved = 0, on_branch = 0, past_null = 0, nop5;
 
 	for (int i = 0; i < rp->nr; i++) {
 		inlined += rp->probes[i].inlined;
@@ -154,11 +154,16 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 	}
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
-	for (int i = 0; i < rp->nr; i++)
+	for (int i = 0; i < rp->nr; i++) {
 		on_branch += rp->probes[i].on_branch;
+		past_null += rp->probes[i].past_null;
+	}
 	if (on_branch)
 		pr_info("perf refcnt: %d inlined gets probed on the jump after their first instruction: the kernel emulates it, no single step\n",
 			on_branch);
+	if (past_null)
+		pr_info("perf refcnt: %d gets and puts probed past their NULL check: none traps on NULL\n",
+			past_null);
 	nop5 = refcnt_probes__count_nop5(rp);
 	if (nop5 >= 0)
 		pr_info("perf refcnt: %d of them sit on a 5-byte nop (the kernel may run those without a trap), %d trap\n",
