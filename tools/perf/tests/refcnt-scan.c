@@ -498,7 +498,10 @@ int test__refcnt_scan_negative_size(struct test_suite *test __maybe_unused,
 /*
  * Six objects @obj, the even ones pointed to by the program's data, the
  * fourth by the second only (held by that leaked object), the fifth by the
- * sixth too (a leaked object holds one of its references); then two chunks
+ * sixth too (a leaked object holds one of its references); the first and
+ * the sixth point to the second and the fourth from past their struct, in
+ * their chunk's slack, which is not scanned (LSan scans what was asked of
+ * malloc), so that changes none of that; then two chunks
  * @a and @b that look like objects, on the main arena's first fastbin, the
  * second the last or, if @cycle, linking back to the first.
  */
@@ -519,6 +522,9 @@ static void syn__fastbin_heap(struct syn *syn, u64 *obj, u64 *a, u64 *b, bool cy
 		syn__root(syn, obj[i]);
 	*syn_heap__word(h, obj[1] + 16) = obj[3];	/* in its pad */
 	*syn_heap__word(h, obj[5] + 16) = obj[4];	/* a leak holds a reachable one */
+	/* past the struct, in its chunk: stale, what the chunk's last user left */
+	*syn_heap__word(h, obj[0] + sizeof(struct scan_object)) = obj[1];
+	*syn_heap__word(h, obj[5] + sizeof(struct scan_object)) = obj[3];
 }
 
 static int syn__well_formed(struct syn *syn)

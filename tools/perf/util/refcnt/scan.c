@@ -74,6 +74,12 @@ struct block {
 					 * prev_size, which an in-use chunk uses
 					 */
 	const u8	*data;		/* its copy */
+	/*
+	 * Of an object's block, the bytes its objects span (what was asked
+	 * of malloc), 0: all. Only those are scanned, as LSan scans what was
+	 * asked: the rest of the chunk is stale, what its last user left.
+	 */
+	u32		used;
 	u32		first_object;	/* index + 1 in the objects found, 0: none */
 	u8		nr_objects;
 	u8		reached;	/* enum refcnt_scan_reach */
@@ -936,6 +942,31 @@ static bool chunk__fits(u64 csize, u64 size)
 }
 
 /*
+ * What an object of type @st and @size bytes (its flexible array's
+ * included, when its length is known) in block @b of chunk size @csize
+ * spans: one of a length not known spans the block.
+ */
+static void block__use(struct block *b, const struct refcnt_scan_type *st, u64 size,
+		       u64 csize)
+{
+	u64 len = b->end - b->addr;
+
+	if (st->elem_size && st->nr_offset < 0)
+		size = len;
+	else if (!chunk__fits(csize, size))
+		size += st->tail_size;
+	b->used = max_t(u64, b->used, min(size, len));
+}
+
+/* The bytes of block @b to scan for pointers (see struct block's @used). */
+static u64 block__scan_len(const struct block *b)
+{
+	u64 len = b->end - b->addr;
+
+	return b->used ? min_t(u64, len, b->used) : len;
+}
+
+/*
  * The blocks that look like objects of the audited types. Out of memory
  * for more, the objects found so far are kept, and the scan says so.
  */
@@ -980,6 +1011,7 @@ static void scanner__find_objects(struct scanner *s)
 				s->result->partial |= REFCNT_SCAN_PARTIAL__NOMEM;
 				return;
 			}
+			block__use(b, st, size, csize);
 		}
 	}
 }
@@ -987,7 +1019,7 @@ static void scanner__find_objects(struct scanner *s)
 /* The unreachable blocks that unreachable block @b points to: LSan's indirect. */
 static void scanner__indirect(struct scanner *s, const struct block *b)
 {
-	for (u64 off = 0; off + 8 <= b->end - b->addr; off += 8) {
+	for (u64 off = 0; off + 8 <= block__scan_len(b); off += 8) {
 		struct block *p = scanner__block(s, word(b->data + off));
 
 		if (p && p != b && !p->reached && !p->free)
@@ -1070,7 +1102,7 @@ static void scanner__drain(struct scanner *s, bool count, const struct refcnt_sc
 	while (s->nr_stack) {
 		const struct block *b = &s->blocks[s->stack[--s->nr_stack]];
 
-		scanner__scan(s, b->data, b->end - b->addr, count, from);
+		scanner__scan(s, b->data, block__scan_len(b), count, from);
 	}
 }
 
@@ -1148,7 +1180,7 @@ static void scanner__mark(struct scanner *s, const u8 *regs, size_t regs_len, u6
 				continue;
 			b->visited = true;
 			from = &s->objects[b->first_object - 1];
-			scanner__scan(s, b->data, b->end - b->addr, false, from);
+			scanner__scan(s, b->data, block__scan_len(b), false, from);
 			scanner__drain(s, false, from);
 		}
 	}
