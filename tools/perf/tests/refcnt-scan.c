@@ -501,7 +501,8 @@ int test__refcnt_scan_negative_size(struct test_suite *test __maybe_unused,
  * sixth too (a leaked object holds one of its references); the first and
  * the sixth point to the second and the fourth from past their struct, in
  * their chunk's slack, which is not scanned (LSan scans what was asked of
- * malloc), so that changes none of that; then two chunks
+ * malloc), and the first and the fourth to themselves, which is no
+ * reference, so that changes none of that; then two chunks
  * @a and @b that look like objects, on the main arena's first fastbin, the
  * second the last or, if @cycle, linking back to the first.
  */
@@ -522,6 +523,9 @@ static void syn__fastbin_heap(struct syn *syn, u64 *obj, u64 *a, u64 *b, bool cy
 		syn__root(syn, obj[i]);
 	*syn_heap__word(h, obj[1] + 16) = obj[3];	/* in its pad */
 	*syn_heap__word(h, obj[5] + 16) = obj[4];	/* a leak holds a reachable one */
+	/* to their own start (an empty list): no reference */
+	*syn_heap__word(h, obj[0] + 24) = obj[0];
+	*syn_heap__word(h, obj[3] + 24) = obj[3];
 	/* past the struct, in its chunk: stale, what the chunk's last user left */
 	*syn_heap__word(h, obj[0] + sizeof(struct scan_object)) = obj[1];
 	*syn_heap__word(h, obj[5] + sizeof(struct scan_object)) = obj[3];

@@ -1073,7 +1073,8 @@ static void scanner__scan(struct scanner *s, const u8 *data, u64 len, bool count
 		 */
 		if (!b || b->free || w >= b->end - 8)
 			continue;
-		if (w == b->addr && (count || from))
+		/* a block's word to its own start (an empty list) is no reference */
+		if (w == b->addr && (count || from) && b->data != data)
 			scanner__count_word(s, b, from);
 		if (from) {
 			/* the pass from an unreachable object: what it holds */
