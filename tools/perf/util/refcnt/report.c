@@ -358,6 +358,8 @@ static int refcnt_report__learn(const struct refcnt_report *rep, const char *inp
 	int ret;
 
 	refcnt_report__tool_init(&pass);
+	/* what perf warns of the events, the second replay says */
+	pass.tool.no_warn = true;
 	ret = refcnt_report__open(&pass, input);
 	if (!ret) {
 		pass.engine = refcnt_engine__new(NULL, &pass);
