@@ -420,6 +420,8 @@ static x86_reg x86_reg64(x86_reg reg)
 		{ X86_REG_R11D, X86_REG_R11 }, { X86_REG_R12D, X86_REG_R12 },
 		{ X86_REG_R13D, X86_REG_R13 }, { X86_REG_R14D, X86_REG_R14 },
 		{ X86_REG_R15D, X86_REG_R15 },
+		{ X86_REG_DI, X86_REG_RDI }, { X86_REG_DIL, X86_REG_RDI },
+		{ X86_REG_BP, X86_REG_RBP }, { X86_REG_BPL, X86_REG_RBP },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
@@ -492,10 +494,11 @@ static bool resolver__jumps_into(struct refcnt_resolver *r, csh handle, u64 star
 	if (!code)
 		return true;
 	n = cs_disasm(handle, code, min_t(size_t, size, end - start), start, 0, &insn);
+	/* capstone stops at what it cannot decode: the rest is unread */
+	entered = !n || insn[n - 1].address + insn[n - 1].size != min_t(u64, end, start + size);
 	for (size_t i = 0; !entered && i < n; i++) {
 		const cs_x86 *x86 = &insn[i].detail->x86;
 		bool call = cs_insn_group(handle, &insn[i], X86_GRP_CALL);
-		u64 to = (u64)x86->operands[0].imm;
 
 		if (!call && !cs_insn_group(handle, &insn[i], X86_GRP_JUMP))
 			continue;
@@ -503,7 +506,8 @@ static bool resolver__jumps_into(struct refcnt_resolver *r, csh handle, u64 star
 		if (x86->op_count == 1 && x86->operands[0].type != X86_OP_IMM)
 			entered = !call;
 		else
-			entered = x86->op_count != 1 || (to >= lo && to <= hi);
+			entered = x86->op_count != 1 || ((u64)x86->operands[0].imm >= lo &&
+							 (u64)x86->operands[0].imm <= hi);
 	}
 	if (n)
 		cs_free(insn, n);
@@ -593,6 +597,31 @@ static bool insn__emulated(const cs_insn *insn)
 }
 
 /*
+ * Can the probe pass over @insn: no branch, no lock, no write to the
+ * object's register, to %rbp, or to memory but the frame's (%rsp, %rbp)?
+ * The object and its count then read the same after it.
+ */
+static bool insn__passable(csh handle, const cs_insn *insn, x86_reg obj)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	if (cs_insn_group(handle, insn, X86_GRP_JUMP) ||
+	    cs_insn_group(handle, insn, X86_GRP_CALL) ||
+	    cs_insn_group(handle, insn, X86_GRP_RET) || cs_insn_group(handle, insn, X86_GRP_INT) ||
+	    x86->prefix[0] == X86_PREFIX_LOCK ||
+	    insn__writes(handle, insn, obj) || insn__writes(handle, insn, X86_REG_RBP))
+		return false;
+	for (int i = 0; i < x86->op_count; i++) {
+		const cs_x86_op *op = &x86->operands[i];
+
+		if (op->type == X86_OP_MEM && (op->access & CS_AC_WRITE) &&
+		    op->mem.base != X86_REG_RSP && op->mem.base != X86_REG_RBP)
+			return false;
+	}
+	return true;
+}
+
+/*
  * After "push %rbp; mov %rsp,%rbp", the straight code to the first
  * instruction the kernel emulates past "test %rdi,%rdi; je": its index in
  * @insn, or 0. Nothing on the way may branch, nor write the object's
@@ -615,22 +644,13 @@ static size_t insns__past_null(csh handle, const cs_insn *insn, size_t n, x86_re
 			for (size_t k = i + 1; k < n; k++) {
 				if (insn__emulated(&insn[k]))
 					return k;
-				if (cs_insn_group(handle, &insn[k], X86_GRP_JUMP) ||
-				    cs_insn_group(handle, &insn[k], X86_GRP_CALL) ||
-				    cs_insn_group(handle, &insn[k], X86_GRP_RET) ||
-				    cs_insn_group(handle, &insn[k], X86_GRP_INT) ||
-				    insn__writes(handle, &insn[k], obj) ||
-				    insn__writes(handle, &insn[k], X86_REG_RBP))
+				if (!insn__passable(handle, &insn[k], obj))
 					return 0;
 			}
 			return 0;
 		}
 		tested = insn__regs(&insn[i], X86_INS_TEST, obj, obj);
-		if (!tested && (cs_insn_group(handle, &insn[i], X86_GRP_JUMP) ||
-				cs_insn_group(handle, &insn[i], X86_GRP_CALL) ||
-				cs_insn_group(handle, &insn[i], X86_GRP_RET) ||
-				insn__writes(handle, &insn[i], obj) ||
-				insn__writes(handle, &insn[i], X86_REG_RBP)))
+		if (!tested && !insn__passable(handle, &insn[i], obj))
 			return 0;
 	}
 	return 0;
@@ -650,7 +670,7 @@ static size_t insns__past_null(csh handle, const cs_insn *insn, size_t n, x86_re
  */
 static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *p, u64 end)
 {
-	size_t size, n = 0, k = 0;
+	size_t size = 0, n = 0, k = 0;
 	const u8 *code;
 	cs_insn *insn;
 	x86_reg obj;

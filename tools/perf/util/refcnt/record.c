@@ -305,6 +305,16 @@ static int refcnt_record__install(const struct refcnt_record_opts *opts, const c
 	return refcnt_probes__install(&refcnt_probes, group);
 }
 
+/* The uncovered copies probed: those whose offset could be found. */
+static int refcnt_record__nr_uncovered_installed(const struct refcnt_probes *rp)
+{
+	int nr = 0;
+
+	for (int i = 0; i < rp->nr_uncovered; i++)
+		nr += rp->uncovered[i].has_offset;
+	return nr;
+}
+
 /* The perf record (or perf stat) command line record runs. */
 struct refcnt_record_cmd {
 	const char	**argv;
@@ -339,7 +349,7 @@ static void refcnt_record__cmd_args(struct refcnt_record_cmd *cmd,
 		rec_argv[i++] = "--filter";
 		rec_argv[i++] = "obj != 0";
 	}
-	if (refcnt_probes.nr_uncovered) {
+	if (refcnt_record__nr_uncovered_installed(&refcnt_probes)) {
 		rec_argv[i++] = "-e";
 		rec_argv[i++] = cmd->uncovered;
 	}
