@@ -97,8 +97,8 @@ fuzz: asan build
 		tee $(BUILD)/fuzz.log
 	@grep -q "damaged recordings.*: Ok$$" $(BUILD)/fuzz.log
 
-bench: build
-	@scripts/bench.sh $(PERF)
+bench: build perf-6.1
+	@V61=$(BUILD)/v6.1/perf scripts/bench.sh $(PERF)
 
 # Seeded-bug perf builds, each audited: does the top bug row name the bug,
 # with no false row in the top three? ACCURACY_VARIANTS: the variants to

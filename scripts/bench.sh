@@ -159,36 +159,88 @@ BEGIN {
 	       sc[1] / sec[1], 100 * rss[1] / sc[2], per(sec[4], ev[4]) / per(sec[1], ev[1])
 }'
 
-# W3: audits end to end, of perf version and of W2's perf report at 1x.
-# The audited perf is a copy of PERF, so that the recorder never runs the
-# audited file (its CPU-wide pins would make it trap on its own probes).
-# The recorder returns once the recording is written; the guardians'
-# closes of the uprobe events follow in the background (measure() waits
-# for them before each run).
+# W3: audits end to end, of perf version, of W2's perf report at 1x and of
+# perf top for TOP_SECONDS, on two targets: a copy of PERF (so that the
+# recorder never runs the audited file: its CPU-wide pins would make it trap
+# on its own probes), and linux 6.1's perf (V61, if given: make perf-6.1).
+# For the report, where the time goes: the probes' traps alone (--count),
+# the samples without callchains (-g no), the callchains (the rest). The
+# recorder returns once the recording is written; the guardians' closes of
+# the uprobe events follow in the background (measure() waits for them).
 audit() {
 	median "$perf" refcnt record -o w3.refcnt -- "$@"
 }
-cp "$perf" "$dir/perf-audited"
-target=$dir/perf-audited
-v_bare=$(median "$target" version)
-v_audit=$(audit "$target" version)
-r_bare=$(median "$target" report --stdio -i "$dir/w2-1.data")
-r_audit=$(audit "$target" report --stdio -i "$dir/w2-1.data")
-probes=$(sed -n 's/^perf refcnt: \([0-9]*\) of them sit on a 5-byte nop .*, \([0-9]*\) trap$/\1\/\2/p' \
-	"$dir/stderr")
-branch=$(sed -n 's/^perf refcnt: \([0-9]*\) inlined gets probed on the jump.*/\1/p' "$dir/stderr")
-events=$(w2_events w3.refcnt)
-settle
 
+# cpu seconds (user + sys, children too) and wall of a command: "wall cpu"
+cpu() {
+	settle
+	/usr/bin/time -f '%e %U %S' -o "$dir/time" "$@" > /dev/null 2> "$dir/stderr" || true
+	# the last line: time says first how a command that failed exited
+	tail -n 1 "$dir/time" | awk '{ print $1, $2 + $3 }'
+}
+
+# perf top --stdio for TOP_SECONDS, bare and audited: "wall cpu wall cpu events"
+top_secs=${TOP_SECONDS:-30}
+top_row() {
+	local t=$1 bare audited
+
+	bare=$(sleep $((top_secs + 10)) | cpu timeout -s INT "$top_secs" "$t" top --stdio -d 2)
+	audited=$(sleep $((top_secs + 10)) |
+		  cpu "$perf" refcnt record --no-scan -x "$t" -o top.refcnt -- \
+			timeout -s INT "$top_secs" "$t" top --stdio -d 2)
+	echo "$bare $audited $(w2_events top.refcnt)"
+}
+
+# w3_target NAME TARGET W2: W2 is W2's recording at 1x, as TARGET reads it
+w3_target() {
+	local name=$1 t=$2 w2=$3 v_bare v_audit r_bare r_audit r_count r_site probes past top events
+
+	v_bare=$(median "$t" version)
+	v_audit=$(audit "$t" version)
+	r_bare=$(median "$t" report --stdio -i "$w2")
+	r_count=$(median "$perf" refcnt record --count -o w3.csv -- "$t" report --stdio -i "$w2")
+	r_site=$(median "$perf" refcnt record -g no -o w3.refcnt -- "$t" report --stdio -i "$w2")
+	r_audit=$(audit "$t" report --stdio -i "$w2")
+	probes=$(sed -n 's/^perf refcnt: \([0-9]*\) probes on .*/\1/p' "$dir/stderr")
+	past=$(sed -n 's/^perf refcnt: \([0-9]*\) gets and puts probed past.*/\1/p' "$dir/stderr")
+	events=$(w2_events w3.refcnt)
+	top=$(top_row "$t")
+	awk -v name="$name" -v v_bare="$v_bare" -v v_audit="$v_audit" -v r_bare="$r_bare" \
+	    -v r_audit="$r_audit" -v r_count="$r_count" -v r_site="$r_site" -v top="$top" \
+	    -v probes="${probes:-?}" -v past="${past:-0}" -v events="${events:-0}" \
+	    -v secs="$top_secs" '
+	function s(x) { split(x, a, " "); return a[1] }
+	function row(what, bare, audit, evs) {
+		printf "| %-12s | %-30s | %8.2f | %8.2f | %8.1f | %10s |\n", name, what, bare, audit,
+		       audit / (bare ? bare : 0.01), evs ? sprintf("%.0f", evs / audit) : "-"
+	}
+	BEGIN {
+		split(top, t, " ")
+		row("perf version", s(v_bare), s(v_audit), 0)
+		row("perf report --stdio of W2 at 1x", s(r_bare), s(r_audit), events)
+		printf "| %-12s | %-30s | %8.2f | %8.2f | %8.1f | %10.0f |\n", name,
+		       "perf top " secs " s, CPU s", t[2], t[4], t[4] / (t[2] ? t[2] : 0.01), t[5] / t[3]
+		where = where sprintf("%s: %s probes, %s past their NULL check; W2 report audit %.2f s = bare %.2f + traps %.2f + samples %.2f + callchains %.2f\n",
+			name, probes, past, s(r_audit), s(r_bare), s(r_count) - s(r_bare),
+			s(r_site) - s(r_count), s(r_audit) - s(r_site))
+		printf "%s", where > "/dev/stderr"
+	}' 2>> "$dir/where"
+}
+
+cp "$perf" "$dir/perf-audited"
+: > "$dir/where"
 echo
-awk -v v_bare="$v_bare" -v v_audit="$v_audit" -v r_bare="$r_bare" -v r_audit="$r_audit" \
-    -v probes="${probes:-?}" -v branch="${branch:-0}" -v events="${events:-0}" -v reps="$reps" '
-function s(x) { split(x, a, " "); return a[1] }
-BEGIN {
-	printf "W3 = audits end to end (perf refcnt record -- COPY-OF-PERF ...); median of %d runs\n", reps
-	printf "probes on a 5-byte nop/trapping: %s; inlined gets on the jump after them: %s\n\n", probes, branch
-	printf "| %-34s | %8s | %8s | %8s | %10s |\n", "audited command", "bare s", "audit s", "ratio", "events/s"
-	printf "|%s|%s|%s|%s|%s|\n", "------------------------------------", "----------", "----------", "----------", "------------"
-	printf "| %-34s | %8.2f | %8.2f | %8.1f | %10s |\n", "perf version", s(v_bare), s(v_audit), s(v_audit) / (s(v_bare) ? s(v_bare) : 0.01), "-"
-	printf "| %-34s | %8.2f | %8.2f | %8.1f | %10.0f |\n", "perf report --stdio of W2 at 1x", s(r_bare), s(r_audit), s(r_audit) / s(r_bare), events / s(r_audit)
-}'
+echo "W3 = audits end to end (perf refcnt record -- TARGET ...); median of $reps runs (perf top: one)"
+echo
+printf "| %-12s | %-30s | %8s | %8s | %8s | %10s |\n" target "audited command" "bare s" "audit s" ratio events/s
+echo "|--------------|--------------------------------|----------|----------|----------|------------|"
+w3_target "6.12 (make)" "$dir/perf-audited" "$dir/w2-1.data"
+if [ -n "${V61:-}" ] && [ -x "$V61" ]; then
+	# perf 6.1 reads no file of 6.12's perf record: W2 again, recorded by it
+	"$V61" record -q -a -g -o w2-61.data -- "$perf" test -w noploop "$w2secs" \
+		> /dev/null 2>&1
+	w3_target "6.1" "$(realpath "$V61")" "$dir/w2-61.data"
+fi
+settle
+echo
+cat "$dir/where"
