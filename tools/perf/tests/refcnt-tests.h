@@ -63,4 +63,7 @@ int test__refcnt_diff(struct test_suite *test, int subtest);
 /* tests/refcnt-zstd.c: a compressed recording keeps its end */
 int test__refcnt_zstd_end(struct test_suite *test, int subtest);
 
+/* tests/refcnt-probe.c: where record places a probe */
+int test__refcnt_probe_past_null(struct test_suite *test, int subtest);
+
 #endif /* __PERF_TESTS_REFCNT_H */

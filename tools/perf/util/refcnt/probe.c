@@ -479,23 +479,16 @@ static bool insn__emulated_jump(const cs_insn *insn)
 }
 
 /*
- * Can the code in [@start, @end) reach [@lo, @hi] other than by falling
- * through: a direct jump or call into it, or any indirect jump (a jump
- * table)? Unreadable code counts as yes.
+ * Can the code at @code (@size bytes at @start) reach [@lo, @hi] other than
+ * by falling through: a direct jump or call into it, or any indirect jump
+ * (a jump table)? Code capstone cannot decode to its end counts as yes.
  */
-static bool resolver__jumps_into(struct refcnt_resolver *r, csh handle, u64 start, u64 end,
-				 u64 lo, u64 hi)
+static bool code__jumps_into(csh handle, const u8 *code, size_t size, u64 start, u64 lo, u64 hi)
 {
-	size_t size, n;
-	const u8 *code = resolver__code(r, start, &size);
-	bool entered = false;
 	cs_insn *insn;
+	size_t n = cs_disasm(handle, code, size, start, 0, &insn);
+	bool entered = !n || insn[n - 1].address + insn[n - 1].size != start + size;
 
-	if (!code)
-		return true;
-	n = cs_disasm(handle, code, min_t(size_t, size, end - start), start, 0, &insn);
-	/* capstone stops at what it cannot decode: the rest is unread */
-	entered = !n || insn[n - 1].address + insn[n - 1].size != min_t(u64, end, start + size);
 	for (size_t i = 0; !entered && i < n; i++) {
 		const cs_x86 *x86 = &insn[i].detail->x86;
 		bool call = cs_insn_group(handle, &insn[i], X86_GRP_CALL);
@@ -512,6 +505,17 @@ static bool resolver__jumps_into(struct refcnt_resolver *r, csh handle, u64 star
 	if (n)
 		cs_free(insn, n);
 	return entered;
+}
+
+/* code__jumps_into() of the binary's code in [@start, @end); unreadable: yes. */
+static bool resolver__jumps_into(struct refcnt_resolver *r, csh handle, u64 start, u64 end,
+				 u64 lo, u64 hi)
+{
+	size_t size;
+	const u8 *code = resolver__code(r, start, &size);
+
+	return !code || code__jumps_into(handle, code, min_t(size_t, size, end - start), start,
+					 lo, hi);
 }
 
 /* resolver__jumps_into() of @addr, by any code of function @sp (DWARF). */
@@ -656,49 +660,64 @@ static size_t insns__past_null(csh handle, const cs_insn *insn, size_t n, x86_re
 	return 0;
 }
 
-/*
- * perf gets and puts NULL freely (a million puts in one perf report), and
- * a probe at the entry traps for each, though the recording filters them
- * out. Where the function sets its frame up, tests the object for NULL
- * and leaves, then runs straight to a direct jump or call, the probe of a
- * get or put of [@p->vaddr, @end) moves onto that jump or call: it runs
- * once per call on an object only, and the kernel emulates it. Its fetches
- * are the same: the object is still in its register, the return address
- * (the site) is at 8(%rbp), and the frame pointer chain gives the caller
- * that the kernel adds to a callchain taken at an entry. Nothing in the
- * function may jump into the code passed over.
- */
-static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *p, u64 end)
+u64 refcnt_probe__past_null(const u8 *code, size_t size, u64 vaddr)
 {
-	size_t size = 0, n = 0, k = 0;
-	const u8 *code;
+	size_t n, k = 0;
 	cs_insn *insn;
-	x86_reg obj;
 	csh handle;
+	u64 at = 0;
 
-	if ((p->op != REFCNT_OP__GET && p->op != REFCNT_OP__PUT) ||
-	    p->obj.kind != REFCNT_LOC__REG || r->ehdr.e_machine != EM_X86_64 || end <= p->vaddr ||
-	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
-		return;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return 0;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	obj = strcmp(p->obj.reg, "%di") ? X86_REG_INVALID : X86_REG_RDI;
-	code = resolver__code(r, p->vaddr, &size);
-	size = min_t(u64, size, end - p->vaddr);
-	if (code && obj != X86_REG_INVALID)
-		n = cs_disasm(handle, code, min_t(size_t, size, 96), p->vaddr, 24, &insn);
+	n = cs_disasm(handle, code, min_t(size_t, size, 96), vaddr, 24, &insn);
 	if (n)
-		k = insns__past_null(handle, insn, n, obj);
-	if (k && !resolver__jumps_into(r, handle, p->vaddr, end, insn[2].address,
-				       insn[k].address) &&
-	    !resolver__file_offset(r, insn[k].address, &p->offset)) {
-		p->vaddr = insn[k].address;
-		p->past_null = true;
-	}
+		k = insns__past_null(handle, insn, n, X86_REG_RDI);
+	if (k && !code__jumps_into(handle, code, size, vaddr, insn[2].address, insn[k].address))
+		at = insn[k].address;
 	if (n)
 		cs_free(insn, n);
 	cs_close(&handle);
+	return at;
+}
+
+/*
+ * perf gets and puts NULL freely (a million puts in one perf report), and
+ * a probe at the entry traps for each, though the recording filters them
+ * out. Where refcnt_probe__past_null() finds the spot, the probe of a get
+ * or put of [@p->vaddr, @end) moves onto it: it runs once per call on an
+ * object only, and the kernel emulates it. Its fetches are the same: the
+ * object is still in its register, the return address (the site) is at
+ * 8(%rbp), and the frame pointer chain gives the caller that the kernel
+ * adds to a callchain taken at an entry.
+ */
+static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *p, u64 end)
+{
+	size_t size = 0;
+	const u8 *code;
+	u64 at, offset;
+
+	if ((p->op != REFCNT_OP__GET && p->op != REFCNT_OP__PUT) ||
+	    p->obj.kind != REFCNT_LOC__REG || strcmp(p->obj.reg, "%di") ||
+	    r->ehdr.e_machine != EM_X86_64 || end <= p->vaddr)
+		return;
+	code = resolver__code(r, p->vaddr, &size);
+	if (!code)
+		return;
+	at = refcnt_probe__past_null(code, min_t(u64, size, end - p->vaddr), p->vaddr);
+	if (at && !resolver__file_offset(r, at, &offset)) {
+		p->vaddr = at;
+		p->offset = offset;
+		p->past_null = true;
+	}
 }
 #else
+u64 refcnt_probe__past_null(const u8 *code __maybe_unused, size_t size __maybe_unused,
+			    u64 vaddr __maybe_unused)
+{
+	return 0;
+}
+
 static void resolver__past_null(struct refcnt_resolver *r __maybe_unused,
 				struct refcnt_probe *p __maybe_unused, u64 end __maybe_unused)
 {

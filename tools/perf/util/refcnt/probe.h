@@ -111,4 +111,16 @@ int refcnt_probes__remove_stale(void);
 /* The tracefs group prefix; a recorder uses REFCNT_GROUP_PREFIX<pid>. */
 #define REFCNT_GROUP_PREFIX	"refcnt_"
 
+/*
+ * x86-64: in a function whose code is @code, @size bytes at @vaddr, that
+ * sets its frame up (push %rbp; mov %rsp,%rbp), tests its first argument
+ * (%rdi) for NULL and leaves forward, then runs straight to a direct jump
+ * or call, the address of that jump or call: where its probe runs once per
+ * call with an object and the kernel emulates it. 0 when the code is not
+ * so: an instruction before it branches, locks, writes %rdi, %rbp or
+ * memory but the frame's, or code of the function jumps into what it
+ * passes over. Without capstone, 0.
+ */
+u64 refcnt_probe__past_null(const u8 *code, size_t size, u64 vaddr);
+
 #endif /* __PERF_REFCNT_PROBE_H */
