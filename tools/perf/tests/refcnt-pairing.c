@@ -1061,8 +1061,8 @@ int stream__run_scanned(struct refcnt_event *evs, size_t nr, const struct refcnt
  * pointed to by as many words as it has references, all still referenced;
  * B by one word for three references, its two gets leaked (most recent
  * first), its birth still referenced; C is unreachable, all leaked; D is
- * reached only from C, which points to it: held by that leak. E, in space 2, and F, which the
- * scan did not find, are reported as without a scan.
+ * reached only from C, which points to it: held by that leak. E, in space
+ * 2, and F, which the scan did not find, are reported as without a scan.
  */
 int test__refcnt_pairing_exit_scan(struct test_suite *test __maybe_unused,
 				   int subtest __maybe_unused)
