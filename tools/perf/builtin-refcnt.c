@@ -106,6 +106,8 @@ static int refcnt__record(int argc, const char **argv)
 	/* perf 6.12 built with -g has no uncovered site: this shows what they do */
 	OPT_STRING(0, "uncover", &opts.uncover, "func[,func...]",
 		   "probe the inlined copies of these functions as uncovered sites"),
+	OPT_BOOLEAN(0, "probe-at-entry", &opts.at_entry,
+		    "probe every get and put where it starts: none past its NULL check (slower)"),
 	OPT_END()
 	};
 

@@ -84,6 +84,7 @@ struct refcnt_resolver {
 	Dwarf_CFI		*cfi;
 	Dwarf_Addr		bias;
 	struct strlist		*uncover;	/* functions to treat as uncovered */
+	bool			at_entry;	/* move no probe: where it starts */
 };
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
@@ -550,7 +551,8 @@ static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe
 	size_t size, n;
 	csh handle;
 
-	if (p->obj.kind != REFCNT_LOC__REG || !sp || r->ehdr.e_machine != EM_X86_64 ||
+	if (r->at_entry || p->obj.kind != REFCNT_LOC__REG || !sp ||
+	    r->ehdr.e_machine != EM_X86_64 ||
 	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
@@ -697,7 +699,7 @@ static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *
 	const u8 *code;
 	u64 at, offset;
 
-	if ((p->op != REFCNT_OP__GET && p->op != REFCNT_OP__PUT) ||
+	if (r->at_entry || (p->op != REFCNT_OP__GET && p->op != REFCNT_OP__PUT) ||
 	    p->obj.kind != REFCNT_LOC__REG || strcmp(p->obj.reg, "%di") ||
 	    r->ehdr.e_machine != EM_X86_64 || end <= p->vaddr)
 		return;
@@ -1069,9 +1071,9 @@ static int resolver__arch(struct refcnt_resolver *r)
 }
 
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
-			   unsigned long type_mask, const char *uncover)
+			   unsigned long type_mask, const char *uncover, bool at_entry)
 {
-	struct refcnt_resolver r = { .rp = rp };
+	struct refcnt_resolver r = { .rp = rp, .at_entry = at_entry };
 	struct debuginfo *dinfo = NULL;
 	int fd, ret;
 

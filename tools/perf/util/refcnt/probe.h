@@ -80,11 +80,13 @@ struct refcnt_probes {
 /*
  * Resolve every probe of the types in @type_mask in @exe; the inlined
  * copies of the functions in @uncover ("f1,f2", or NULL) are taken as
- * uncovered, to test that path. Returns 0, or a negative error after
- * saying with pr_err what is missing and how to fix it.
+ * uncovered, to test that path. With @at_entry, no probe moves onto a
+ * jump past its start (the same events, slower: to compare). Returns 0,
+ * or a negative error after saying with pr_err what is missing and how
+ * to fix it.
  */
 int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
-			   unsigned long type_mask, const char *uncover);
+			   unsigned long type_mask, const char *uncover, bool at_entry);
 void refcnt_probes__exit(struct refcnt_probes *rp);
 
 /*

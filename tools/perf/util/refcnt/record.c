@@ -281,7 +281,8 @@ static int refcnt_record__install(const struct refcnt_record_opts *opts, const c
 
 	refcnt_probes__remove_stale();
 
-	ret = refcnt_probes__resolve(&refcnt_probes, exe_path, opts->type_mask, opts->uncover);
+	ret = refcnt_probes__resolve(&refcnt_probes, exe_path, opts->type_mask, opts->uncover,
+				     opts->at_entry);
 	if (ret)
 		return ret;
 	refcnt_record__print_probes(&refcnt_probes, opts->uncover);

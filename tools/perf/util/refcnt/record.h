@@ -23,6 +23,7 @@ struct refcnt_record_opts {
 	bool		compress;
 	bool		count;		/* perf stat's counts, not a recording */
 	bool		scan;		/* scan the workload at its exit */
+	bool		at_entry;	/* no probe moved past where it starts */
 };
 
 /*
