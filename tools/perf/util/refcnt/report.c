@@ -346,6 +346,17 @@ static int refcnt_report__end(struct refcnt_report *rep, const char *input)
 	return rep->err;
 }
 
+/* Replay rep->session's events; 0, or an error after saying the recording is damaged. */
+static int refcnt_report__process(struct refcnt_report *rep, const char *input)
+{
+	int ret = perf_session__process_events(rep->session);
+
+	if (ret)
+		pr_err("Cannot process %s: %s: the recording is damaged; record it again\n",
+		       input, strerror(-ret));
+	return ret;
+}
+
 /*
  * The first replay of @input: an engine fed every event, for the exact
  * pairs of the whole recording (pair_model.h), in *teacher. Nothing is
@@ -363,10 +374,7 @@ static int refcnt_report__learn(const struct refcnt_report *rep, const char *inp
 	ret = refcnt_report__open(&pass, input);
 	if (!ret) {
 		pass.engine = refcnt_engine__new(NULL, &pass);
-		ret = pass.engine ? perf_session__process_events(pass.session) : -ENOMEM;
-		if (ret && ret != -ENOMEM)
-			pr_err("Cannot process %s: %s: the recording is damaged; record it again\n",
-			       input, strerror(-ret));
+		ret = pass.engine ? refcnt_report__process(&pass, input) : -ENOMEM;
 	}
 	if (!ret) {
 		*teacher = pass.engine;
@@ -407,12 +415,9 @@ int refcnt_report__replay(struct refcnt_report *rep, const char *input, u64 foll
 	if (!rep->engine || (follow && refcnt_engine__follow(rep->engine, follow)))
 		return -ENOMEM;
 
-	ret = perf_session__process_events(rep->session);
-	if (ret) {
-		pr_err("Cannot process %s: %s: the recording is damaged; record it again\n",
-		       input, strerror(-ret));
+	ret = refcnt_report__process(rep, input);
+	if (ret)
 		return ret;
-	}
 	return refcnt_report__end(rep, input);
 }
 

@@ -1019,7 +1019,9 @@ static void scanner__find_objects(struct scanner *s)
 /* The unreachable blocks that unreachable block @b points to: LSan's indirect. */
 static void scanner__indirect(struct scanner *s, const struct block *b)
 {
-	for (u64 off = 0; off + 8 <= block__scan_len(b); off += 8) {
+	u64 len = block__scan_len(b);
+
+	for (u64 off = 0; off + 8 <= len; off += 8) {
 		struct block *p = scanner__block(s, word(b->data + off));
 
 		if (p && p != b && !p->reached && !p->free)
