@@ -55,6 +55,9 @@
 # is printed under the variant, and it must name the function the variant
 # expects: the sanitizer judges the expectation. The clean ASan perf must
 # report nothing on each command.
+#
+# ACCURACY_RECORD_OPTS are more perf refcnt record options for every audit
+# (--max-stack 8: what shorter callchains cost the attribution).
 set -euo pipefail
 
 perf=$(realpath "${1:?usage: accuracy.sh PERF SRC OBJ OUTDIR [VARIANT...]}")
@@ -71,6 +74,7 @@ asan_obj=${ACCURACY_ASAN_OBJ:-}
 asan_cflags=${ACCURACY_ASAN_CFLAGS:--g -fsanitize=address -fno-omit-frame-pointer}
 # how build/perf was built (make's PERF_CFLAGS)
 perf_cflags=${ACCURACY_CFLAGS:--g}
+read -r -a record_opts <<< "${ACCURACY_RECORD_OPTS:-}"
 [ -z "$asan_obj" ] || asan_obj=$(realpath "$asan_obj")
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -218,7 +222,7 @@ audit() {
 	case $command in
 	again)	;;
 	top)
-		in_terminal "$perf refcnt record -o $dir/refcnt.data -- $target top -z -d 1 2> $dir/record.err"
+		in_terminal "$perf refcnt record ${record_opts[*]} -o $dir/refcnt.data -- $target top -z -d 1 2> $dir/record.err"
 		set -- ;;
 	'')
 		echo "accuracy: $name: no Audit: line" >&2
@@ -232,7 +236,7 @@ audit() {
 	if [ $# -gt 0 ]; then
 		local rc=0
 
-		( "$perf" refcnt record -o "$dir/refcnt.data" -- "$target" "$@" \
+		( "$perf" refcnt record "${record_opts[@]}" -o "$dir/refcnt.data" -- "$target" "$@" \
 			> /dev/null 2> "$dir/record.err"; exit $? ) 2> /dev/null || rc=$?
 		[ "$rc" -le 128 ] || echo "    $name: the audited perf died of signal $((rc - 128))"
 	fi

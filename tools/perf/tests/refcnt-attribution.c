@@ -17,6 +17,7 @@
 #include "refcnt-stream.h"
 #include "util/refcnt/findings.h"
 #include "util/refcnt/handoff.h"
+#include "util/refcnt/inline_scope.h"
 #include "util/machine.h"
 #include "util/maps.h"
 
@@ -449,5 +450,129 @@ int test__refcnt_attribution_cached_lookup(struct test_suite *test __maybe_unuse
 		leaks++;
 	}
 	TEST_ASSERT_EQUAL("results left", leaks, 2);
+	return TEST_OK;
+}
+
+/* The setter of the cache below, where it is inlined: an inlined function's key */
+#define SCOPE_S	(REFCNT_INLINE_KEY | 0x100)
+
+/*
+ * The stream of cached_inline below, with the setter S called (FN_W), or
+ * inlined into the function that calls it (@inlined). Each event is
+ * { time, op, obj, function, site, function S is in (0: not S's) }.
+ */
+static size_t cached_inline__events(struct refcnt_event *evs, bool inlined)
+{
+	static const struct {
+		u64 time;
+		u8 op;
+		u64 obj, fn, off, in;
+	} ops[] = {
+		{ 10, REFCNT_OP__BORN, OBJ_A, FN_F, 0x10, 0 },	/* F: the table's */
+		{ 11, REFCNT_OP__GET,  OBJ_A, FN_F, 0x20, 0 },	/*    the result */
+		{ 12, REFCNT_OP__GET,  OBJ_A, FN_W, 0x40, FN_F },	/* S: the cache's */
+		{ 13, REFCNT_OP__PUT,  OBJ_A, FN_X, 0x10, 0 },	/* X puts the result */
+		{ 20, REFCNT_OP__GET,  OBJ_A, FN_G, 0x10, 0 },	/* G: the result */
+		{ 21, REFCNT_OP__PUT,  OBJ_A, FN_W, 0x20, FN_G },	/* S: the old cache's */
+		{ 22, REFCNT_OP__GET,  OBJ_A, FN_W, 0x40, FN_G },	/*    the new one */
+		{ 23, REFCNT_OP__PUT,  OBJ_A, FN_X, 0x10, 0 },
+		{ 30, REFCNT_OP__BORN, OBJ_B, FN_F, 0x10, 0 },
+		{ 31, REFCNT_OP__GET,  OBJ_B, FN_F, 0x20, 0 },
+		{ 32, REFCNT_OP__GET,  OBJ_B, FN_F, 0x28, 0 },	/* the extra get */
+		{ 33, REFCNT_OP__PUT,  OBJ_A, FN_W, 0x20, FN_F },
+		{ 34, REFCNT_OP__GET,  OBJ_B, FN_W, 0x40, FN_F },
+		{ 35, REFCNT_OP__PUT,  OBJ_B, FN_X, 0x10, 0 },
+		{ 40, REFCNT_OP__PUT,  OBJ_B, FN_W, 0x20, FN_MAIN },	/* teardown */
+		{ 41, REFCNT_OP__PUT,  OBJ_A, FN_MAIN, 0x20, 0 },
+		{ 42, REFCNT_OP__DIES, OBJ_A, FN_MAIN, 0x20, 0 },
+		{ 43, REFCNT_OP__PUT,  OBJ_B, FN_MAIN, 0x20, 0 },
+	};
+	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+
+	for (size_t i = 0; i < ARRAY_SIZE(ops); i++) {
+		struct refcnt_event *ev = &evs[i];
+		u64 fn = ops[i].in && inlined ? ops[i].in : ops[i].fn;
+		/* the function that S is in, or the event's */
+		u64 outer = ops[i].in ?: ops[i].fn;
+		int n = 0;
+
+		memset(ev, 0, sizeof(*ev));
+		ev->time = ops[i].time;
+		ev->op = ops[i].op;
+		ev->obj = ops[i].obj;
+		ev->type = type;
+		ev->tid = 1;
+		ev->live = UNK;
+		/* an inlined copy is at another address of each function */
+		ev->site = fn + ops[i].off + (fn != ops[i].fn ? 0x800 : 0);
+		ev->caller = fn;
+		ev->stack = fn >> 4;
+		if (ops[i].in && inlined)
+			ev->scope = SCOPE_S;
+		/* the frames above: S's caller if S is called, X above F and G, MAIN */
+		if (ops[i].in && !inlined)
+			ev->up[n++] = ops[i].in;
+		if (outer == FN_F || outer == FN_G)
+			ev->up[n++] = FN_X;
+		if (outer != FN_MAIN)
+			ev->up[n++] = FN_MAIN;
+		/* F and G hand their result to X; S hands nothing on */
+		ev->hands_on = fn == FN_F || fn == FN_G;
+		ev->kept = ev->scope && ev->op == REFCNT_OP__GET;
+		if (ev->hands_on && ev->op == REFCNT_OP__GET) {
+			ev->owner = FN_X;
+			ev->owner_site = FN_X + 0x40;
+		}
+	}
+	return ARRAY_SIZE(ops);
+}
+
+/*
+ * Pairing does not depend on what the compiler inlined: a cache setter S
+ * that puts the cache's old reference and takes its new one, called from
+ * a lookup G, a lookup-or-create F (which also takes an extra reference
+ * by mistake) and a teardown, pairs the same whether S is a function of
+ * its own or inlined into each caller (threads__find(), threads__findnew(),
+ * threads__remove_all_threads()). Inlined, S's put releases the reference
+ * S kept, wherever S took it, not the result its caller has just taken,
+ * nor its caller's table's; the only leak is the extra get, in F.
+ */
+int test__refcnt_attribution_cached_inline(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	struct refcnt_event evs[32];
+
+	for (int inlined = 0; inlined < 2; inlined++) {
+		size_t nr = cached_inline__events(evs, inlined);
+		u64 cache_fn = inlined ? FN_F : FN_W, cache = cache_fn + 0x40;
+		struct collect c;
+
+		if (inlined)
+			cache += 0x800;
+		pr_debug("setter %s\n", inlined ? "inlined" : "called");
+		TEST_ASSERT_VAL("engine", !attribution__run(evs, nr, &c));
+		for (int i = 0; i < c.nr_steps; i++)
+			pr_debug("step %d: time %" PRIu64 " releases %#" PRIx64 "\n", i,
+				 c.events[i].time, c.steps[i].paired.site);
+		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, 11);
+		TEST_ASSERT_VAL("X puts F's result",
+				stream__ref_is(&c.steps[3].paired, FN_F + 0x20));
+		TEST_ASSERT_VAL("S puts the cache's, taken in F",
+				stream__ref_is(&c.steps[5].paired, cache));
+		TEST_ASSERT_VAL("X puts G's result",
+				stream__ref_is(&c.steps[7].paired, FN_G + 0x10));
+		TEST_ASSERT_VAL("S in F puts the cache's, taken in G",
+				c.steps[8].paired.site == (inlined ? FN_G + 0x840 : FN_W + 0x40));
+		for (int i = 0; i < c.nr_findings; i++)
+			pr_debug("finding %d: %s of %#" PRIx64 " at %#" PRIx64 " why %d\n", i,
+				 refcnt_finding_kind__name(c.findings[i].kind), c.findings[i].obj,
+				 refcnt_finding__site(&c.findings[i])->site, c.findings[i].why);
+		TEST_ASSERT_EQUAL("one finding", c.nr_findings, 1);
+		TEST_ASSERT_VAL("F's extra get leaks",
+				c.findings[0].kind == REFCNT_FINDING__LEAK &&
+				c.findings[0].obj == OBJ_B &&
+				stream__ref_is(&c.findings[0].ref, FN_F + 0x28) &&
+				c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
+	}
 	return TEST_OK;
 }

@@ -27,6 +27,7 @@
 #include "decode.h"
 #include "handoff.h"
 #include "hash.h"
+#include "inline_scope.h"
 #include "spec.h"
 #include "symbolize.h"
 
@@ -45,6 +46,7 @@ struct refcnt_evsel {
 struct refcnt_dso_handoff {
 	struct dso		*dso;		/* a reference held */
 	struct refcnt_handoff	*handoff;
+	struct refcnt_inline_scopes *inlines;
 };
 
 int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
@@ -152,6 +154,7 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 			struct refcnt_dso_handoff *dh = cur->pvalue;
 
 			refcnt_handoff__delete(dh->handoff);
+			refcnt_inline_scopes__delete(dh->inlines);
 			dso__put(dh->dso);
 			free(dh);
 		}
@@ -182,82 +185,116 @@ struct refcnt_caller {
 	struct refcnt_space_addr site;	/* first: the hashmap's key */
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
+	bool	inlines_known;		/* @inlines were looked up */
+	u8	nr_inlines;
+	/* the inlined functions holding the site, innermost first */
+	struct refcnt_inline_frame inlines[REFCNT_INLINE_DEPTH];
 };
 
-/* The types the function at @start of @dso hands its caller (handoff.h). */
-static u16 decoder__handoff(struct refcnt_decoder *d, struct dso *dso, u64 start)
+/* What the decoder reads of @dso's DWARF: once per binary, NULL if none. */
+static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct dso *dso)
 {
 	/* the dso itself, not an RC_CHK indirection of it (a new one per get) */
 	long key = (long)RC_CHK_ACCESS(dso);
 	struct refcnt_dso_handoff *dh;
 
-	if (!hashmap__find(d->handoffs, key, &dh)) {
-		/* read once per binary; NULL (no DWARF) is kept too */
-		dh = malloc(sizeof(*dh));
-		if (!dh)
-			return 0;
-		dh->handoff = refcnt_handoff__new(dso__long_name(dso));
-		/* held: no other dso comes at this address while we key by it */
-		dh->dso = dso__get(dso);
-		if (hashmap__add(d->handoffs, key, dh)) {
-			dso__put(dh->dso);
-			refcnt_handoff__delete(dh->handoff);
-			free(dh);
-			return 0;
-		}
+	if (hashmap__find(d->handoffs, key, &dh))
+		return dh;
+	/* read once per binary; NULL tables (no DWARF) are kept too */
+	dh = zalloc(sizeof(*dh));
+	if (!dh)
+		return NULL;
+	dh->handoff = refcnt_handoff__new(dso__long_name(dso));
+	dh->inlines = refcnt_inline_scopes__new(dso__long_name(dso));
+	/* held: no other dso comes at this address while we key by it */
+	dh->dso = dso__get(dso);
+	if (hashmap__add(d->handoffs, key, dh)) {
+		dso__put(dh->dso);
+		refcnt_handoff__delete(dh->handoff);
+		refcnt_inline_scopes__delete(dh->inlines);
+		free(dh);
+		return NULL;
 	}
-	return refcnt_handoff__types(dh->handoff, start);
+	return dh;
 }
 
 /*
- * The pairing engine's caller key of a call site: the function holding it,
- * looked up once per site of an address space (another image may hold
- * another function at the same address), while its maps are current; and
- * the types that function hands its caller, in @handoff if not NULL.
+ * Look up the function holding @c's site, and with @inlines the inlined
+ * functions holding it, while the maps of @sample's thread are current.
+ */
+static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample,
+			    struct refcnt_caller *c, bool return_address, bool inlines)
+{
+	u64 addr = refcnt_sym__lookup_addr(c->site.addr, return_address);
+	struct refcnt_dso_handoff *dh;
+	struct addr_location al;
+	struct thread *thread;
+	int nr;
+
+	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
+	if (!thread)
+		return;
+	addr_location__init(&al);
+	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, addr, &al) && al.map) {
+		dh = decoder__dso(d, map__dso(al.map));
+		c->key = map__unmap_ip(al.map, al.sym->start);
+		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
+		if (inlines && dh) {
+			nr = refcnt_inline_scopes__at(dh->inlines, map__map_ip(al.map, addr),
+						      c->inlines, REFCNT_INLINE_DEPTH);
+			c->nr_inlines = max(nr, 0);
+		}
+	}
+	c->inlines_known |= inlines;
+	addr_location__exit(&al);
+	thread__put(thread);
+}
+
+/*
+ * The pairing engine's view of a call site: the function holding it, the
+ * types that function hands its caller and, with @inlines, the inlined
+ * functions holding it. Looked up once per site of an address space
+ * (another image may hold another function at the same address). NULL
+ * only when out of memory.
+ */
+static const struct refcnt_caller *decoder__site(struct refcnt_decoder *d,
+						 struct perf_sample *sample, u64 space, u64 site,
+						 bool return_address, bool inlines)
+{
+	struct refcnt_space_addr lookup = { .space = space, .addr = site };
+	struct refcnt_caller *c = NULL;
+
+	if (hashmap__find(d->callers, &lookup, &c)) {
+		if (inlines && !c->inlines_known)
+			decoder__lookup(d, sample, c, return_address, true);
+		return c;
+	}
+	c = zalloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	c->site = lookup;
+	decoder__lookup(d, sample, c, return_address, inlines);
+	if (hashmap__add(d->callers, &c->site, c)) {
+		free(c);
+		return NULL;
+	}
+	return c;
+}
+
+/*
+ * The pairing engine's caller key of a call site, and the types that
+ * function hands its caller in @handoff if not NULL.
  */
 static u64 decoder__caller(struct refcnt_decoder *d, struct perf_sample *sample,
 			   u64 space, u64 site, bool return_address, u16 *handoff)
 {
-	struct refcnt_space_addr lookup = { .space = space, .addr = site };
-	struct refcnt_caller *c = NULL;
-	struct addr_location al;
-	struct thread *thread;
-	u64 key = 0;
-	u16 types = 0;
+	const struct refcnt_caller *c = NULL;
 
+	if (site)
+		c = decoder__site(d, sample, space, site, return_address, false);
 	if (handoff)
-		*handoff = 0;
-	if (!site)
-		return 0;
-	if (hashmap__find(d->callers, &lookup, &c)) {
-		if (handoff)
-			*handoff = c->handoff;
-		return c->key;
-	}
-
-	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
-	if (thread) {
-		addr_location__init(&al);
-		if (thread__find_symbol(thread, PERF_RECORD_MISC_USER,
-					refcnt_sym__lookup_addr(site, return_address), &al) &&
-		    al.map) {
-			key = map__unmap_ip(al.map, al.sym->start);
-			types = decoder__handoff(d, map__dso(al.map), al.sym->start);
-		}
-		addr_location__exit(&al);
-		thread__put(thread);
-	}
-	c = malloc(sizeof(*c));
-	if (c) {
-		c->site = lookup;
-		c->key = key;
-		c->handoff = types;
-		if (hashmap__add(d->callers, &c->site, c))
-			free(c);
-	}
-	if (handoff)
-		*handoff = types;
-	return key;
+		*handoff = c ? c->handoff : 0;
+	return c ? c->key : 0;
 }
 
 /*
@@ -343,6 +380,29 @@ static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, 
 	return refcnt_stacks__intern(&d->stacks, ips, nr, space);
 }
 
+/*
+ * The function of @ev's site (its caller key), and the inlined function
+ * there (its scope, inline_scope.h). Returns the types that the caller
+ * hands on.
+ */
+static u16 decoder__function(struct refcnt_decoder *d, struct perf_sample *sample,
+			     struct refcnt_event *ev, bool return_address)
+{
+	const struct refcnt_caller *c;
+	bool takes = ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET;
+
+	c = decoder__site(d, sample, ev->space, ev->site, return_address, true);
+	if (!c)
+		return 0;
+	ev->caller = c->key;
+	ev->hands_on = c->handoff & (1U << ev->type);
+	if (c->nr_inlines) {
+		ev->scope = c->inlines[0].key;
+		ev->kept = takes && !(c->inlines[0].handoff & (1U << ev->type));
+	}
+	return c->handoff;
+}
+
 static bool field__in(const struct tep_format_field *field, const struct perf_sample *sample)
 {
 	return !field || (sample->raw_data && field->size >= 0 && field->offset >= 0 &&
@@ -398,8 +458,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		ev->site = sample->ip;
 		return_address = false;
 	}
-	ev->caller = decoder__caller(d, sample, ev->space, ev->site, return_address, &handoff);
-	ev->hands_on = handoff & (1U << ev->type);
+	handoff = decoder__function(d, sample, ev, return_address);
 	ev->stack = decoder__stack(d, sample, ev->space);
 	decoder__up(d, sample, ev, re->site ? 1 : 0);
 	if (ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET)

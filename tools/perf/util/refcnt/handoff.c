@@ -45,11 +45,10 @@ int refcnt_die__pointed_type(Dwarf_Die *die, int depth)
 	return -1;
 }
 
-/* The types subprogram @sp returns, or hands on through a parameter. */
-static u32 subprogram__handoff(Dwarf_Die *sp)
+u16 refcnt_die__handoff(Dwarf_Die *sp)
 {
 	Dwarf_Die type, param;
-	u32 mask = 0;
+	u16 mask = 0;
 	int t;
 
 	if (die_get_real_type(sp, &type)) {
@@ -74,7 +73,7 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 {
 	Dwarf_Die die;
 	Dwarf_Addr lo;
-	u32 mask;
+	u16 mask;
 
 	if (dwarf_child(cu, &die))
 		return 0;
@@ -82,7 +81,7 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 		/* the entry: low_pc, or the first range of a split function */
 		if (dwarf_tag(&die) != DW_TAG_subprogram || die_entrypc(&die, &lo))
 			continue;
-		mask = subprogram__handoff(&die);
+		mask = refcnt_die__handoff(&die);
 		if (mask && hashmap__set(h->types, lo, mask, NULL, NULL))
 			return -ENOMEM;
 	} while (!dwarf_siblingof(&die, &die));

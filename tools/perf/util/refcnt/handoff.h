@@ -38,6 +38,12 @@ u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
  * or -1. Also what probe.c asks of a constructor's caller.
  */
 int refcnt_die__pointed_type(Dwarf_Die *die, int depth);
+
+/*
+ * The types (1 << type index) that the function of subprogram DIE @sp
+ * returns, or hands on through a parameter.
+ */
+u16 refcnt_die__handoff(Dwarf_Die *sp);
 #else
 static inline struct refcnt_handoff *refcnt_handoff__new(const char *path __maybe_unused)
 {

@@ -295,13 +295,25 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->space = ev->space;
 	ref->site = ev->site;
 	ref->caller = ev->caller;
+	ref->scope = ev->scope;
 	memcpy(ref->up, ev->up, sizeof(ref->up));
 	ref->stack = ev->stack;
 	ref->owner = ev->owner;
 	ref->owner_site = ev->owner_site;
 	ref->tid = ev->tid;
+	ref->kept = ev->kept;
 	ref->twin = false;
 	ref->op = op;
+}
+
+/*
+ * Was @ref taken by the function of @ev: the same function, and the same
+ * inlined function in it or none; or the same inlined function, wherever
+ * the compiler inlined it (inline_scope.h)?
+ */
+static bool ref__same_function(const struct refcnt_ref *ref, const struct refcnt_event *ev)
+{
+	return ref->scope == ev->scope && (ev->scope || ref->caller == ev->caller);
 }
 
 static bool live__known(int live)
@@ -615,9 +627,10 @@ struct handed_arg {
 /*
  * Was @ref handed to the put's function: taken below it by functions that
  * all hand the type on to their callers (its owner, handoff.h)? What the
- * function it called kept (the second of two) it was not handed, nor a birth
- * that a table took (threads__findnew() keeps the new thread and returns
- * a get) while there is another: passes 0 and 1 pass those over.
+ * function it called kept (the second of two, or one an inlined function
+ * there took and hands nobody) it was not handed, nor a birth that a table
+ * took (threads__findnew() keeps the new thread and returns a get) while
+ * there is another: passes 0 and 1 pass those over.
  */
 static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
 {
@@ -625,7 +638,8 @@ static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
 
 	if (!ref->owner || ref->owner != h->ev->caller || ref->tid != h->ev->tid)
 		return false;
-	return h->pass > 1 || (!ref->twin && (h->pass || ref->op != REFCNT_OP__BORN));
+	return h->pass > 1 ||
+	       (!ref->twin && !ref->kept && (h->pass || ref->op != REFCNT_OP__BORN));
 }
 
 struct kept_arg {
@@ -706,7 +720,12 @@ static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcn
 
 	if (!caller)
 		return false;
-	*pick = lifetime__pick_own(lt, ev);
+	/* a put in an inlined function releases what that function kept */
+	*pick = REFSET_NONE;
+	if (ev->scope)
+		*pick = refcnt_refset__pick_frame(&lt->refs, REFSET_SCOPE, ev->scope, NULL, NULL);
+	if (*pick == REFSET_NONE)
+		*pick = lifetime__pick_own(lt, ev);
 	if (*pick == REFSET_NONE)
 		*pick = lifetime__pick_handed(lt, ev);
 	for (int depth = 1; *pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++) {
@@ -962,7 +981,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	 * map_symbol__exit()); the first put that did not release a
 	 * reference its function took (EXACT or SAME_CALLER).
 	 */
-	own = step->confidence <= REFCNT_PAIR__SAME_CALLER && step->paired.caller == ev->caller;
+	own = step->confidence <= REFCNT_PAIR__SAME_CALLER && ref__same_function(&step->paired, ev);
 	if (lt->last.op == REFCNT_OP__PUT && lt->last.tid == ev->tid && ev->caller) {
 		if (lt->last_own && !own && lt->last.caller == ev->caller)
 			object__culprit(object, &put, CULPRIT__ONE_MORE);
@@ -1135,7 +1154,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		 * callchain), repeats its site.
 		 */
 		ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
-			   lt->last.caller == ev->caller && ev->caller &&
+			   ref__same_function(&lt->last, ev) && ev->caller &&
 			   ev->site != lt->last.site;
 		lt->last = ref;
 		return lifetime__push(lt, &ref);

@@ -29,7 +29,9 @@
  *
  * Pairing: without a cookie per reference (ref_tracker, RC_CHK) the put that
  * releases a given reference cannot be known for sure. The engine is exact
- * where the history leaves one choice; otherwise it prefers, in order, an
+ * where the history leaves one choice; otherwise it prefers, in order, for
+ * a put in an inlined function one that function took wherever it was
+ * inlined (as if it had been called: see scope), then an
  * outstanding reference taken in the put's calling function, or in a call
  * made from it (the put's @caller found in the reference's @caller or @up
  * frames, closest first, a birth before a get: GNOME Camel's "same caller
@@ -94,6 +96,13 @@ struct refcnt_event {
 	u64	caller;		/* key of the function holding @site (e.g. its
 				 * symbol's start), 0 if unknown
 				 */
+	/*
+	 * The innermost inlined function in @caller that holds @site, by a
+	 * key no function's is (inline_scope.h); 0 if none. Pairing does not
+	 * depend on what the compiler inlined: a put there first releases
+	 * what that function took, wherever it was inlined.
+	 */
+	u64	scope;
 	u64	up[REFCNT_UP_FRAMES];	/* keys of the functions above it */
 	/*
 	 * and of up to REFCNT_ABOVE_FRAMES of them, @up first, valid during
@@ -119,6 +128,9 @@ struct refcnt_event {
 	bool	hands_on;	/* @caller hands @type on to its own caller
 				 * (returns it: a lookup), per handoff.h
 				 */
+	bool	kept;		/* a birth or get in @scope, which hands @type
+				 * on to nobody: not its caller's to put
+				 */
 };
 
 /* Where a reference was taken or released. */
@@ -127,11 +139,13 @@ struct refcnt_ref {
 	u64	space;		/* of the event: where @site and @stack are */
 	u64	site;
 	u64	caller;
+	u64	scope;
 	u64	up[REFCNT_UP_FRAMES];
 	u32	stack;
 	u64	owner;		/* as in struct refcnt_event */
 	u64	owner_site;
 	u32	tid;
+	bool	kept;		/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
 				 * nothing in between: the second of two

@@ -19,8 +19,9 @@
 #include "../hashmap.h"
 #include "refset.h"
 
-#define REFSET_BY_TID	(REFCNT_UP_FRAMES + 1)	/* key kinds: depths 0..UP, then tid */
-#define REFSET_KINDS	(REFCNT_UP_FRAMES + 2)
+/* key kinds: depths 0..UP, then tid, then REFSET_SCOPE */
+#define REFSET_BY_TID	(REFCNT_UP_FRAMES + 1)
+#define REFSET_KINDS	(REFSET_SCOPE + 1)
 
 struct refset_slot {
 	struct refcnt_ref	ref;
@@ -86,6 +87,8 @@ static u64 ref__key(const struct refcnt_ref *ref, int kind)
 {
 	if (kind == REFSET_BY_TID)
 		return (u64)ref->tid + 1;
+	if (kind == REFSET_SCOPE)
+		return ref->scope;
 	return kind ? ref->up[kind - 1] : ref->caller;
 }
 

@@ -66,6 +66,9 @@ static inline u32 refcnt_refset__slots(const struct refcnt_refset *set)
 
 const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 pos);
 
+/* A depth of the picks below: the inlined function that took them (its scope) */
+#define REFSET_SCOPE	(REFCNT_UP_FRAMES + 2)
+
 /*
  * The references taken where the function @depth frames above the site
  * (0: its caller) is @key, that @ok accepts (all if @ok is NULL): the
