@@ -15,7 +15,8 @@
 #   ASan build (make asan). NAMEs pick commands (default: all); "check"
 #   picks those marked check. Each run is bounded (REFCNT_SURVEY_TIMEOUT,
 #   default 300 s), a TUI command is quit after REFCNT_SURVEY_TUI_SECONDS
-#   (default 5).
+#   (default 5). REFCNT_SURVEY_RECORD_OPTS are more perf refcnt record
+#   options for every audit (--max-stack 8).
 #
 # Exits 0 when every verdict is agree, or what the command list expects;
 # a command without a verdict (a run that failed or was killed) fails the
@@ -34,6 +35,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 list=$top/tools/perf/tests/refcnt-survey/commands
 limit=${REFCNT_SURVEY_TIMEOUT:-300}
 tui_seconds=${REFCNT_SURVEY_TUI_SECONDS:-5}
+read -r -a record_opts <<< "${REFCNT_SURVEY_RECORD_OPTS:-}"
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "survey: needs root (uprobes for the audits): run it as root" >&2
@@ -189,7 +191,8 @@ audit() {
 	shift 2
 	mkdir -p "$dir"
 	rm -f "$dir/refcnt.data" "$dir/findings"
-	run "$dir" "$mode" "$perf" refcnt record -o "$dir/refcnt.data" -- "$perf" "$@" || rc=$?
+	run "$dir" "$mode" "$perf" refcnt record "${record_opts[@]}" -o "$dir/refcnt.data" \
+		-- "$perf" "$@" || rc=$?
 	echo "$rc" > "$dir/exit-status"
 	# perf refcnt record exits as the command did: of its signal (the
 	# bug may do that: judged), or with its status (it failed: not)

@@ -518,7 +518,7 @@ static size_t cached_inline__events(struct refcnt_event *evs, bool inlined)
 			ev->up[n++] = FN_MAIN;
 		/* F and G hand their result to X; S hands nothing on */
 		ev->hands_on = fn == FN_F || fn == FN_G;
-		ev->kept = ev->scope && ev->op == REFCNT_OP__GET;
+		ev->scope_keeps = ev->scope && ev->op == REFCNT_OP__GET;
 		if (ev->hands_on && ev->op == REFCNT_OP__GET) {
 			ev->owner = FN_X;
 			ev->owner_site = FN_X + 0x40;
@@ -573,6 +573,71 @@ int test__refcnt_attribution_cached_inline(struct test_suite *test __maybe_unuse
 				c.findings[0].obj == OBJ_B &&
 				stream__ref_is(&c.findings[0].ref, FN_F + 0x28) &&
 				c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
+	}
+	return TEST_OK;
+}
+
+/* An initializer that stores what it takes, where it is inlined */
+#define SCOPE_I	(REFCNT_INLINE_KEY | 0x200)
+
+/*
+ * Pairing does not depend on what the compiler inlined, take two: F makes
+ * an object that holds A (map__new()): a lookup-or-create G hands F a
+ * new A (born), which a table H also took; F's initializer I stores a
+ * reference of its own in the object (map__init(), called as FN_Y or
+ * inlined into F), and F puts what G handed it. W (map__delete()) puts
+ * the object's. What the initializer stored is not F's to put, inlined
+ * or not: F's put releases the birth, W's the initializer's, and the
+ * table's is what is left (its teardown skipped it).
+ */
+int test__refcnt_attribution_inline_init(struct test_suite *test __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+
+	for (int inlined = 0; inlined < 2; inlined++) {
+		struct refcnt_event evs[] = {
+			EV(10, BORN, OBJ_A, G, 0x10, 1, 1),
+			EV(11, GET,  OBJ_A, H, 0x10, 1, 1),
+			EV(12, GET,  OBJ_A, Y, 0x10, 1, 2),	/* I: the object's */
+			EV(13, PUT,  OBJ_A, F, 0x20, 1, 3),
+			EV(20, PUT,  OBJ_A, W, 0x10, 1, 2),
+		};
+		u64 stored = inlined ? FN_F + 0x810 : FN_Y + 0x10;
+		struct collect c;
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+			struct refcnt_event *ev = &evs[i];
+			int n = 0;
+
+			ev->type = type;
+			if (ev->caller == FN_Y && inlined) {
+				ev->site = stored;
+				ev->caller = FN_F;
+				ev->stack = FN_F >> 4;
+				ev->scope = SCOPE_I;
+				ev->scope_keeps = true;
+			}
+			/* G, H and I are called by F, F and W by MAIN */
+			if (ev->caller != FN_F && ev->caller != FN_W)
+				ev->up[n++] = FN_F;
+			ev->up[n] = FN_MAIN;
+			/* G hands what it makes to F */
+			ev->hands_on = ev->caller == FN_G;
+			if (ev->hands_on) {
+				ev->owner = FN_F;
+				ev->owner_site = FN_F + 0x40;
+			}
+		}
+		pr_debug("initializer %s\n", inlined ? "inlined" : "called");
+		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+		TEST_ASSERT_VAL("F puts what G handed it",
+				stream__ref_is(&c.steps[3].paired, FN_G + 0x10));
+		TEST_ASSERT_VAL("W puts what I stored", c.steps[4].paired.site == stored);
+		TEST_ASSERT_EQUAL("one finding", c.nr_findings, 1);
+		TEST_ASSERT_VAL("H's is left", c.findings[0].kind == REFCNT_FINDING__LEAK &&
+				stream__ref_is(&c.findings[0].ref, FN_H + 0x10));
 	}
 	return TEST_OK;
 }

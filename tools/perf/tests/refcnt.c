@@ -123,6 +123,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_cached_lookup),
 	TEST_CASE("refcnt attribution: an inlined cache setter pairs as a called one",
 		  refcnt_attribution_cached_inline),
+	TEST_CASE("refcnt attribution: what an inlined initializer stores is not its caller's",
+		  refcnt_attribution_inline_init),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",

@@ -398,7 +398,7 @@ static u16 decoder__function(struct refcnt_decoder *d, struct perf_sample *sampl
 	ev->hands_on = c->handoff & (1U << ev->type);
 	if (c->nr_inlines) {
 		ev->scope = c->inlines[0].key;
-		ev->kept = takes && !(c->inlines[0].handoff & (1U << ev->type));
+		ev->scope_keeps = takes && !(c->inlines[0].handoff & (1U << ev->type));
 	}
 	return c->handoff;
 }

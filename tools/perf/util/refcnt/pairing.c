@@ -301,7 +301,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->owner = ev->owner;
 	ref->owner_site = ev->owner_site;
 	ref->tid = ev->tid;
-	ref->kept = ev->kept;
+	ref->scope_keeps = ev->scope_keeps;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -639,7 +639,7 @@ static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
 	if (!ref->owner || ref->owner != h->ev->caller || ref->tid != h->ev->tid)
 		return false;
 	return h->pass > 1 ||
-	       (!ref->twin && !ref->kept && (h->pass || ref->op != REFCNT_OP__BORN));
+	       (!ref->twin && !ref->scope_keeps && (h->pass || ref->op != REFCNT_OP__BORN));
 }
 
 struct kept_arg {
@@ -664,10 +664,28 @@ static bool ref__kept(const struct refcnt_ref *ref, const void *arg)
 }
 
 /*
+ * Is @ref the put's function's own: not kept by an inlined function in it
+ * other than the put's (a map__init() inlined in map__new() stores the
+ * dso it takes in the map)?
+ */
+static bool ref__own(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct refcnt_event *ev = arg;
+
+	return !ref->scope_keeps || ref->scope == ev->scope;
+}
+
+static bool ref__own_not_twin(const struct refcnt_ref *ref, const void *arg)
+{
+	return !ref->twin && ref__own(ref, arg);
+}
+
+/*
  * The reference taken in the function of the put (@ev's caller): by a
  * function that hands the type on, one it keeps, else one it may release
  * (ref__kept()); by others the birth if it is one, else the most recent,
- * passing over the second reference of a call that took two.
+ * passing over the second reference of a call that took two; never one
+ * that an inlined function in it keeps (ref__own()).
  */
 static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
 {
@@ -682,9 +700,9 @@ static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_ev
 							 &kept);
 	}
 	if (pick == REFSET_NONE)
-		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__not_twin, NULL);
+		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__own_not_twin, ev);
 	if (pick == REFSET_NONE)
-		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, NULL, NULL);
+		pick = refcnt_refset__pick_frame(&lt->refs, 0, ev->caller, ref__own, ev);
 	return pick;
 }
 

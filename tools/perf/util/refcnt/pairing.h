@@ -128,8 +128,9 @@ struct refcnt_event {
 	bool	hands_on;	/* @caller hands @type on to its own caller
 				 * (returns it: a lookup), per handoff.h
 				 */
-	bool	kept;		/* a birth or get in @scope, which hands @type
-				 * on to nobody: not its caller's to put
+	bool	scope_keeps;	/* a birth or get in @scope, which hands
+				 * @type on to nobody (DWARF): not @caller's
+				 * to put, nor handed to its callers
 				 */
 };
 
@@ -145,7 +146,7 @@ struct refcnt_ref {
 	u64	owner;		/* as in struct refcnt_event */
 	u64	owner_site;
 	u32	tid;
-	bool	kept;		/* as in struct refcnt_event */
+	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
 				 * nothing in between: the second of two
