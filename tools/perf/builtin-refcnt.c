@@ -92,7 +92,7 @@ static int refcnt__record(int argc, const char **argv)
 	OPT_STRING('g', "call-graph", &opts.call_graph, "fp|dwarf|no",
 		   "user callchain of every operation (default: fp)"),
 	OPT_STRING(0, "max-stack", &opts.max_stack, "n",
-		   "frames of a -g fp callchain (default: kernel.perf_event_max_stack)"),
+		   "frames of a -g fp callchain (default: 16)"),
 	OPT_STRING('m', "mmap-pages", &opts.mmap_pages, "pages",
 		   "ring buffer size (default: 2048)"),
 	OPT_BOOLEAN('z', "compress", &opts.compress,

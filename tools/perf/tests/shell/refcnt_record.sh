@@ -28,7 +28,7 @@ type_op() {
 }
 
 test_counts() {
-	local rc nulls
+	local rc nulls depth
 
 	perf refcnt record -o "$tmpdir/r.data" -- "${workload[@]}" > /dev/null 2> "$tmpdir/record.err"
 	rc=$?
@@ -45,6 +45,12 @@ test_counts() {
 	if [ ! -s "$tmpdir/trace" ] || [ "$nulls" -ne 0 ]; then
 		fail "$nulls operations on NULL recorded"
 	fi
+	# callchains of 16 frames by default, or the kernel's limit if lower
+	depth=$(( $(cat /proc/sys/kernel/perf_event_max_stack) < 16 ?
+		  $(cat /proc/sys/kernel/perf_event_max_stack) : 16 ))
+	perf evlist -v -i "$tmpdir/r.data" 2> /dev/null | grep -q "sample_max_stack: $depth\b" ||
+		fail "the events do not record $depth callchain frames: $(perf evlist -v -i \
+		      "$tmpdir/r.data" 2>&1 | grep -o 'sample_max_stack: [0-9]*' | sort -u)"
 
 	perf refcnt record --count -o "$tmpdir/stat.csv" -- "${workload[@]}" > /dev/null 2>&1
 	rc=$?

@@ -12,12 +12,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/kernel.h>
 #include <api/fs/tracing_path.h>
 
 #include "../../builtin.h"
 #include "../debug.h"
 #include "../event.h"
 #include "../evlist.h"
+#include "../util.h"
 #include "exit_scan.h"
 #include "guardian.h"
 #include "pin.h"
@@ -326,6 +328,21 @@ struct refcnt_record_cmd {
 	char		call_graph_fp[32];	/* -g fp with --max-stack: "fp,<n>" */
 };
 
+/* perf record's --call-graph: an fp callchain's depth goes as "fp,<n>" */
+static const char *refcnt_record__call_graph(struct refcnt_record_cmd *cmd,
+					     const struct refcnt_record_opts *opts)
+{
+	if (strcmp(opts->call_graph, "fp"))
+		return opts->call_graph;
+	if (opts->max_stack)
+		snprintf(cmd->call_graph_fp, sizeof(cmd->call_graph_fp), "fp,%s",
+			 opts->max_stack);
+	else
+		snprintf(cmd->call_graph_fp, sizeof(cmd->call_graph_fp), "fp,%d",
+			 min(REFCNT_MAX_STACK, sysctl__max_stack()));
+	return cmd->call_graph_fp;
+}
+
 /* perf record's arguments, then -p's or the workload's, @argc of @argv. */
 static void refcnt_record__cmd_args(struct refcnt_record_cmd *cmd,
 				    const struct refcnt_record_opts *opts,
@@ -372,12 +389,8 @@ static void refcnt_record__cmd_args(struct refcnt_record_cmd *cmd,
 	if (opts->compress && !opts->count)
 		rec_argv[i++] = "-z";
 	if (strcmp(opts->call_graph, "no") && !opts->count) {
-		/* perf record takes the depth of an fp callchain as "fp,<n>" */
-		if (opts->max_stack)
-			snprintf(cmd->call_graph_fp, sizeof(cmd->call_graph_fp), "fp,%s",
-				 opts->max_stack);
 		rec_argv[i++] = "--call-graph";
-		rec_argv[i++] = opts->max_stack ? cmd->call_graph_fp : opts->call_graph;
+		rec_argv[i++] = refcnt_record__call_graph(cmd, opts);
 		rec_argv[i++] = "--user-callchains";
 	}
 	if (opts->pid) {
