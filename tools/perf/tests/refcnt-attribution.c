@@ -641,3 +641,89 @@ int test__refcnt_attribution_inline_init(struct test_suite *test __maybe_unused,
 	}
 	return TEST_OK;
 }
+
+/*
+ * A put releases what was taken in the closest call tree that holds it.
+ * Each sample of a handler S (process_sample_event()) resolves one
+ * callchain node below R (thread__resolve_callchain_sample()): A
+ * (add_callchain_ip()) has T (thread__find_map()) fill its location, takes
+ * one for its own map_symbol, has C (callchain_cursor_append()) store one
+ * in the cursor, then E (addr_location__exit()) and M (map_symbol__exit())
+ * put two; the next sample's reset Z (callchain_cursor_reset()) puts the
+ * cursor's. Beside them, I (fill_callchain_info(), called by S) takes one
+ * per sample that nothing puts. The most recent reference is I's when Z
+ * puts, and one of A's calls' when E and M do: what is left must be I's.
+ */
+int test__refcnt_attribution_common_caller(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+#define FN_S	FN_MAIN
+#define FN_R	FN_F
+#define FN_A	FN_X
+#define FN_T	FN_H
+#define FN_E	FN_G
+#define FN_M	FN_P
+#define FN_Z	FN_W
+#define FN_I	FN_Y
+	/* what one sample does: function, site, its callers (closest first) */
+	static const struct {
+		u8 op;
+		u64 fn, off, up[3];
+	} sample[] = {
+		{ REFCNT_OP__PUT, FN_M, 0x10, { FN_Z, FN_R, FN_S } },	/* the last node's */
+		{ REFCNT_OP__GET, FN_T, 0x10, { FN_A, FN_R, FN_S } },
+		{ REFCNT_OP__GET, FN_A, 0x10, { FN_R, FN_S } },
+		{ REFCNT_OP__GET, FN_C, 0x10, { FN_A, FN_R, FN_S } },
+		{ REFCNT_OP__PUT, FN_E, 0x10, { FN_A, FN_R, FN_S } },
+		{ REFCNT_OP__PUT, FN_M, 0x10, { FN_A, FN_R, FN_S } },
+		{ REFCNT_OP__GET, FN_I, 0x10, { FN_S } },	/* never put */
+	};
+	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("maps"));
+	struct refcnt_event evs[64];
+	u64 t = 10;
+	size_t nr = 0;
+	struct collect c;
+	int leaks = 0;
+
+	memset(evs, 0, sizeof(evs));
+	evs[nr++] = (struct refcnt_event)EV(1, BORN, OBJ_A, MAIN, 0x10, 1, 1);
+	for (int k = 0; k < 4; k++) {
+		/* the first sample has no node to reset, the last only resets */
+		for (size_t i = !k; i < (k == 3 ? 1 : ARRAY_SIZE(sample)); i++) {
+			struct refcnt_event *ev = &evs[nr++];
+
+			ev->time = t++;
+			ev->op = sample[i].op;
+			ev->obj = OBJ_A;
+			ev->site = sample[i].fn + sample[i].off;
+			ev->caller = sample[i].fn;
+			ev->stack = sample[i].fn >> 4;
+			ev->tid = 1;
+			ev->live = UNK;
+			memcpy(ev->up, sample[i].up, sizeof(ev->up));
+		}
+	}
+	for (size_t i = 0; i < nr; i++)
+		evs[i].type = type;
+	TEST_ASSERT_VAL("engine", !attribution__run(evs, nr, &c));
+	for (int i = 0; i < c.nr_findings; i++) {
+		const struct refcnt_finding *f = &c.findings[i];
+
+		pr_debug("finding %d: %s at %#" PRIx64 "\n", i,
+			 refcnt_finding_kind__name(f->kind), f->ref.site);
+		if (f->kind != REFCNT_FINDING__LEAK)
+			continue;
+		TEST_ASSERT_VAL("I's left", stream__ref_is(&f->ref, FN_I + 0x10));
+		leaks++;
+	}
+	TEST_ASSERT_EQUAL("one leak a sample", leaks, 3);
+	return TEST_OK;
+#undef FN_S
+#undef FN_R
+#undef FN_A
+#undef FN_T
+#undef FN_E
+#undef FN_M
+#undef FN_Z
+#undef FN_I
+}

@@ -161,6 +161,7 @@ static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
 	[REFCNT_PAIR__EXACT]		= "exact",
 	[REFCNT_PAIR__SAME_CALLER]	= "same caller",
 	[REFCNT_PAIR__LEARNT]		= "learnt",
+	[REFCNT_PAIR__COMMON_CALLER]	= "common caller",
 	[REFCNT_PAIR__SAME_THREAD]	= "same thread",
 	[REFCNT_PAIR__MOST_RECENT]	= "most recent",
 	[REFCNT_PAIR__NONE]		= "none",
@@ -873,6 +874,35 @@ static bool lifetime__pick_learnt(struct refcnt_lifetime *lt, const struct refcn
 	return false;
 }
 
+/* frames above a put searched for a caller it shares with a reference */
+#define REFCNT_COMMON_FRAMES	6
+
+/*
+ * A reference taken below the closest function above the put that also
+ * made the reference's call: the put's caller frames, closest first,
+ * each looked up among the frames of the references, closest first; one
+ * that no rule keeps (ref__keep(): not one a function above the put holds).
+ * What the calls below that function took, the puts made for it release:
+ * the balance of a call tree stays in it.
+ */
+static bool lifetime__pick_common(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				  u32 *pick)
+{
+	const u64 *above = ev->above ?: ev->up;
+	u32 nr = ev->above ? ev->nr_above : REFCNT_UP_FRAMES;
+	struct keep_arg arg = { .ev = ev, .keep = 0 };
+
+	for (u32 i = 0; i < nr && i < REFCNT_COMMON_FRAMES && above[i]; i++) {
+		for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
+			*pick = refcnt_refset__pick_frame(&lt->refs, depth, above[i],
+							  ref__kept_no_more, &arg);
+			if (*pick != REFSET_NONE)
+				return true;
+		}
+	}
+	return false;
+}
+
 /*
  * Which outstanding reference a put releases, and how sure that is: its
  * position in lt->refs, or REFSET_NONE for one of unknown origin.
@@ -890,6 +920,8 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 		return REFCNT_PAIR__SAME_CALLER;
 	if (lifetime__pick_learnt(lt, model, ev, pick))
 		return REFCNT_PAIR__LEARNT;
+	if (lifetime__pick_common(lt, ev, pick))
+		return REFCNT_PAIR__COMMON_CALLER;
 	for (int keep = 0; keep < 2; keep++) {
 		if (lifetime__pick_recent(lt, ev, true, keep, pick))
 			return REFCNT_PAIR__SAME_THREAD;

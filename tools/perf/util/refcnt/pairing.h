@@ -37,8 +37,12 @@
  * frames, closest first, a birth before a get: GNOME Camel's "same caller
  * frames" rule), then one taken by the function whose references the put's
  * function released most often where it had one choice (the recording's
- * exact pairs, pair_model.h), then the most recent one taken by the same
- * thread, then the most recent one; the pair's confidence says which rule
+ * exact pairs, pair_model.h), then one taken below the closest function
+ * above the put that the reference's call was also made from (the lowest
+ * common caller: a put made for add_callchain_ip() releases what
+ * add_callchain_ip()'s calls took, not what another subtree of the same
+ * sample took), then the most recent one taken by the same thread, then
+ * the most recent one; the pair's confidence says which rule
  * decided. The last
  * two rules pass over a reference that a function still running above the
  * put took (it releases its own: a put in its callees releases another),
@@ -166,6 +170,11 @@ enum refcnt_confidence {
 	REFCNT_PAIR__SAME_CALLER,	/* taken in the put's calling function */
 	REFCNT_PAIR__LEARNT,		/* by a function whose references the
 					 * put's released where it had one choice
+					 */
+	REFCNT_PAIR__COMMON_CALLER,	/* in the closest call tree that holds
+					 * the put: below the function, a few
+					 * frames above the put, that both were
+					 * made from
 					 */
 	REFCNT_PAIR__SAME_THREAD,	/* most recent taken by the put's thread */
 	REFCNT_PAIR__MOST_RECENT,	/* most recent outstanding reference */
