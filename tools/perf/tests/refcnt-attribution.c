@@ -527,6 +527,158 @@ static size_t cached_inline__events(struct refcnt_event *evs, bool inlined)
 	return ARRAY_SIZE(ops);
 }
 
+#ifdef HAVE_DWARF_SUPPORT
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include "util/debuginfo.h"
+
+/* What the DWARF walk below found: an inlined copy and the one around it */
+struct inline_find {
+	struct refcnt_inline_scopes *s;
+	bool	api;		/* look for a copy of map__get(), else any */
+	u64	pc;		/* the copy's entry */
+	u64	key, outer;	/* its function's key, the one around it */
+};
+
+static u64 inline__key(Dwarf_Die *die, const char **name)
+{
+	Dwarf_Attribute attr;
+	Dwarf_Die origin = *die;
+
+	for (int i = 0; i < 8 && dwarf_attr(&origin, DW_AT_abstract_origin, &attr); i++) {
+		if (!dwarf_formref_die(&attr, &origin))
+			return 0;
+	}
+	*name = dwarf_diename(&origin);
+	return REFCNT_INLINE_KEY | dwarf_dieoffset(&origin);
+}
+
+/* Does @die hold an inlined copy, at most @depth scopes down? */
+static bool inline__has_inlines(Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth < 0 || dwarf_child(die, &child))
+		return false;
+	do {
+		if (dwarf_tag(&child) == DW_TAG_inlined_subroutine ||
+		    inline__has_inlines(&child, depth - 1))
+			return true;
+	} while (!dwarf_siblingof(&child, &child));
+	return false;
+}
+
+/*
+ * Below @die, inside the inlined function @outer (0: none), the first
+ * inlined copy of map__get() (@f->api), or of a leaf function that
+ * inlines nothing more (else), in a non-API function. Bounded by @depth.
+ */
+static bool inline__find(Dwarf_Die *die, Dwarf_Die *outer_die, u64 outer,
+			 struct inline_find *f, int depth)
+{
+	Dwarf_Die child;
+	Dwarf_Addr pc;
+
+	if (depth > 12 || dwarf_child(die, &child))
+		return false;
+	do {
+		const char *name = NULL;
+		u64 key = 0, inner = outer;
+		Dwarf_Die *inner_die = outer_die;
+		int tag = dwarf_tag(&child);
+
+		if (tag == DW_TAG_inlined_subroutine) {
+			key = inline__key(&child, &name);
+			if (!key || !name)
+				continue;
+			/* a concrete copy: its entry in it and in the one around it */
+			if (outer && dwarf_entrypc(&child, &pc) == 0 &&
+			    dwarf_haspc(&child, pc) > 0 && dwarf_haspc(outer_die, pc) > 0 &&
+			    (f->api ? !strcmp(name, "map__get") :
+			     !refcnt_type_specs__has_func(name) &&
+			     !inline__has_inlines(&child, 8))) {
+				f->pc = pc;
+				f->key = key;
+				f->outer = outer;
+				return true;
+			}
+			inner = refcnt_type_specs__has_func(name) ? 0 : key;
+			inner_die = &child;
+		}
+		if ((tag == DW_TAG_inlined_subroutine || tag == DW_TAG_lexical_block) &&
+		    inline__find(&child, inner_die, inner, f, depth + 1))
+			return true;
+	} while (!dwarf_siblingof(&child, &child));
+	return false;
+}
+
+/*
+ * On perf's own DWARF: at the entry of an inlined leaf function inside
+ * another, the innermost is the leaf, then the other; at an inlined
+ * map__get(), the copy is the probe's: the innermost is the function
+ * around it.
+ */
+static int test__inline_scopes_dwarf(void)
+{
+	struct debuginfo *dinfo = debuginfo__new("/proc/self/exe");
+	struct refcnt_inline_scopes *s = refcnt_inline_scopes__new("/proc/self/exe");
+	struct inline_find leaf = { .api = false }, api = { .api = true };
+	struct refcnt_inline_frame frames[REFCNT_INLINE_DEPTH];
+	Dwarf_Off off = 0, next;
+	size_t header;
+	int nr, ret = TEST_OK;
+
+	if (!dinfo || !s) {
+		pr_debug("no DWARF in this perf (build it with EXTRA_CFLAGS=-g)\n");
+		ret = TEST_SKIP;
+		goto out;
+	}
+	while ((!leaf.pc || !api.pc) &&
+	       !dwarf_nextcu(dinfo->dbg, off, &next, &header, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+
+		if (dwarf_offdie(dinfo->dbg, off + header, &cu)) {
+			Dwarf_Die sp;
+
+			if (!dwarf_child(&cu, &sp)) {
+				do {
+					if (dwarf_tag(&sp) != DW_TAG_subprogram)
+						continue;
+					if (!leaf.pc)
+						inline__find(&sp, NULL, 0, &leaf, 0);
+					if (!api.pc)
+						inline__find(&sp, NULL, 0, &api, 0);
+				} while ((!leaf.pc || !api.pc) && !dwarf_siblingof(&sp, &sp));
+			}
+		}
+		off = next;
+	}
+	pr_debug("leaf copy at %#" PRIx64 ", map__get() copy at %#" PRIx64 "\n", leaf.pc, api.pc);
+	if (!leaf.pc || !api.pc)
+		goto out;	/* nothing inlined that way in this build */
+	nr = refcnt_inline_scopes__at(s, leaf.pc, frames, REFCNT_INLINE_DEPTH);
+	if (nr < 2 || frames[0].key != leaf.key || frames[1].key != leaf.outer) {
+		pr_debug("leaf: %d frames, %#" PRIx64 " %#" PRIx64 "\n", nr,
+			 nr ? frames[0].key : 0, nr > 1 ? frames[1].key : 0);
+		ret = TEST_FAIL;
+	}
+	nr = refcnt_inline_scopes__at(s, api.pc, frames, REFCNT_INLINE_DEPTH);
+	if (nr < 1 || frames[0].key != api.outer) {
+		pr_debug("map__get(): %d frames, %#" PRIx64 "\n", nr, nr ? frames[0].key : 0);
+		ret = TEST_FAIL;
+	}
+out:
+	refcnt_inline_scopes__delete(s);
+	debuginfo__delete(dinfo);
+	return ret;
+}
+#else
+static int test__inline_scopes_dwarf(void)
+{
+	return TEST_SKIP;
+}
+#endif
+
 /*
  * Pairing does not depend on what the compiler inlined: a cache setter S
  * that puts the cache's old reference and takes its new one, called from
@@ -574,7 +726,7 @@ int test__refcnt_attribution_cached_inline(struct test_suite *test __maybe_unuse
 				stream__ref_is(&c.findings[0].ref, FN_F + 0x28) &&
 				c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
 	}
-	return TEST_OK;
+	return test__inline_scopes_dwarf();
 }
 
 /* An initializer that stores what it takes, where it is inlined */

@@ -47,6 +47,7 @@ struct refcnt_dso_handoff {
 	struct dso		*dso;		/* a reference held */
 	struct refcnt_handoff	*handoff;
 	struct refcnt_inline_scopes *inlines;
+	bool			inlines_tried;	/* @inlines was asked for */
 };
 
 int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
@@ -191,21 +192,33 @@ struct refcnt_caller {
 	struct refcnt_inline_frame inlines[REFCNT_INLINE_DEPTH];
 };
 
-/* What the decoder reads of @dso's DWARF: once per binary, NULL if none. */
-static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct dso *dso)
+/*
+ * What the decoder reads of @dso's DWARF: once per binary, NULL if none;
+ * its inlined functions only once asked for (@inlines): the binaries of
+ * frames above the sites (libc) need only the table.
+ */
+static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct dso *dso,
+					       bool inlines)
 {
 	/* the dso itself, not an RC_CHK indirection of it (a new one per get) */
 	long key = (long)RC_CHK_ACCESS(dso);
 	struct refcnt_dso_handoff *dh;
 
-	if (hashmap__find(d->handoffs, key, &dh))
+	if (hashmap__find(d->handoffs, key, &dh)) {
+		if (inlines && !dh->inlines_tried) {
+			dh->inlines = refcnt_inline_scopes__new(dso__long_name(dso));
+			dh->inlines_tried = true;
+		}
 		return dh;
+	}
 	/* read once per binary; NULL tables (no DWARF) are kept too */
 	dh = zalloc(sizeof(*dh));
 	if (!dh)
 		return NULL;
 	dh->handoff = refcnt_handoff__new(dso__long_name(dso));
-	dh->inlines = refcnt_inline_scopes__new(dso__long_name(dso));
+	if (inlines)
+		dh->inlines = refcnt_inline_scopes__new(dso__long_name(dso));
+	dh->inlines_tried = inlines;
 	/* held: no other dso comes at this address while we key by it */
 	dh->dso = dso__get(dso);
 	if (hashmap__add(d->handoffs, key, dh)) {
@@ -236,12 +249,15 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 		return;
 	addr_location__init(&al);
 	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, addr, &al) && al.map) {
-		dh = decoder__dso(d, map__dso(al.map));
+		dh = decoder__dso(d, map__dso(al.map), inlines);
 		c->key = map__unmap_ip(al.map, al.sym->start);
 		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
 		if (inlines && dh) {
-			nr = refcnt_inline_scopes__at(dh->inlines, map__map_ip(al.map, addr),
-						      c->inlines, REFCNT_INLINE_DEPTH);
+			/* the address in the binary, as its DWARF has it */
+			u64 vaddr = map__rip_2objdump(al.map, map__map_ip(al.map, addr));
+
+			nr = refcnt_inline_scopes__at(dh->inlines, vaddr, c->inlines,
+						      REFCNT_INLINE_DEPTH);
 			c->nr_inlines = max(nr, 0);
 		}
 	}
@@ -391,6 +407,8 @@ static u16 decoder__function(struct refcnt_decoder *d, struct perf_sample *sampl
 	const struct refcnt_caller *c;
 	bool takes = ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET;
 
+	if (!ev->site)
+		return 0;
 	c = decoder__site(d, sample, ev->space, ev->site, return_address, true);
 	if (!c)
 		return 0;

@@ -14,7 +14,10 @@
  * An inlined function is keyed by its abstract DIE (the one all its
  * inlined copies name as their origin), tagged with the top bit so that
  * no key is a function's address. Keys are offsets in one binary's DWARF:
- * perf's refcount API and its callers live in one binary.
+ * perf's refcount API and its callers live in one binary. A static
+ * function of a .c file has one abstract DIE; a static inline of a
+ * header has one per compilation unit that inlines it, so its copies in
+ * two units are two functions here.
  */
 
 #include <stdbool.h>
@@ -23,6 +26,7 @@
 #include <linux/types.h>
 
 #define REFCNT_INLINE_DEPTH	4	/* inlined functions kept per address */
+#define REFCNT_INLINE_CHAIN	16	/* nested inlined copies followed */
 #define REFCNT_INLINE_KEY	BIT_ULL(63)
 
 struct refcnt_inline_frame {
@@ -40,6 +44,9 @@ void refcnt_inline_scopes__delete(struct refcnt_inline_scopes *s);
 /*
  * The inlined functions that hold @addr (an address of the binary, as its
  * symbols have it), innermost first, at most @max of them, in @frames.
+ * Only those around the outermost copy of a refcount function of an
+ * audited type (spec.h), if @addr is in one: a probe on an inlined
+ * map__get() is in the copy, which is the probe's, not the code's.
  * Returns how many: 0 when @addr is in no inlined function, or unknown.
  */
 int refcnt_inline_scopes__at(struct refcnt_inline_scopes *s, u64 addr,

@@ -732,6 +732,14 @@ static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt
  * one taken in the closest call made from it, passing over the second
  * reference of a call that took two while that call made another.
  */
+/* Did the put's inlined function keep @ref, on the put's thread? */
+static bool ref__scope_kept(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct refcnt_event *ev = arg;
+
+	return ref->scope_keeps && ref->tid == ev->tid;
+}
+
 static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
 				  u32 *pick)
 {
@@ -742,7 +750,8 @@ static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcn
 	/* a put in an inlined function releases what that function kept */
 	*pick = REFSET_NONE;
 	if (ev->scope)
-		*pick = refcnt_refset__pick_frame(&lt->refs, REFSET_SCOPE, ev->scope, NULL, NULL);
+		*pick = refcnt_refset__pick_frame(&lt->refs, REFSET_SCOPE, ev->scope,
+						  ref__scope_kept, ev);
 	if (*pick == REFSET_NONE)
 		*pick = lifetime__pick_own(lt, ev);
 	if (*pick == REFSET_NONE)
@@ -877,11 +886,20 @@ static bool lifetime__pick_learnt(struct refcnt_lifetime *lt, const struct refcn
 /* frames above a put searched for a caller it shares with a reference */
 #define REFCNT_COMMON_FRAMES	6
 
+/* One taken on the put's thread that no rule keeps (ref__keep()). */
+static bool ref__common(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct keep_arg *k = arg;
+
+	return ref->tid == k->ev->tid && ref__kept_no_more(ref, arg);
+}
+
 /*
  * A reference taken below the closest function above the put that also
  * made the reference's call: the put's caller frames, closest first,
- * each looked up among the frames of the references, closest first; one
- * that no rule keeps (ref__keep(): not one a function above the put holds).
+ * each looked up among the frames of the references, closest first: the
+ * most recent taken on the put's thread that no rule keeps (ref__keep():
+ * not one a function above the put holds).
  * What the calls below that function took, the puts made for it release:
  * the balance of a call tree stays in it.
  */
@@ -894,8 +912,9 @@ static bool lifetime__pick_common(struct refcnt_lifetime *lt, const struct refcn
 
 	for (u32 i = 0; i < nr && i < REFCNT_COMMON_FRAMES && above[i]; i++) {
 		for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
-			*pick = refcnt_refset__pick_frame(&lt->refs, depth, above[i],
-							  ref__kept_no_more, &arg);
+			*pick = refcnt_refset__pick_frame_recent(&lt->refs, depth, above[i],
+								 ref__common, &arg,
+								 REFCNT_HANDED_RECENT);
 			if (*pick != REFSET_NONE)
 				return true;
 		}

@@ -29,26 +29,28 @@
  *
  * Pairing: without a cookie per reference (ref_tracker, RC_CHK) the put that
  * releases a given reference cannot be known for sure. The engine is exact
- * where the history leaves one choice; otherwise it prefers, in order, for
- * a put in an inlined function one that function took wherever it was
- * inlined (as if it had been called: see scope), then an
- * outstanding reference taken in the put's calling function, or in a call
- * made from it (the put's @caller found in the reference's @caller or @up
- * frames, closest first, a birth before a get: GNOME Camel's "same caller
- * frames" rule), then one taken by the function whose references the put's
- * function released most often where it had one choice (the recording's
- * exact pairs, pair_model.h), then one taken below the closest function
- * above the put that the reference's call was also made from (the lowest
- * common caller: a put made for add_callchain_ip() releases what
- * add_callchain_ip()'s calls took, not what another subtree of the same
- * sample took), then the most recent one taken by the same thread, then
- * the most recent one; the pair's confidence says which rule
- * decided. The last
- * two rules pass over a reference that a function still running above the
- * put took (it releases its own: a put in its callees releases another),
- * and, while there is another, over the second of two references one call
- * took on the object at once (an extra get is the likely leak). At the end,
- * those are also the first references told leaked.
+ * where the history leaves one choice; otherwise it prefers, in order:
+ *  - for a put in an inlined function, one that function took and kept,
+ *    wherever it was inlined (as if it had been called: see @scope);
+ *  - one taken in the put's calling function (but not one that another
+ *    inlined function in it keeps), or in a call made from it (the put's
+ *    @caller found in the reference's @caller or @up frames, closest
+ *    first, a birth before a get: GNOME Camel's "same caller frames" rule);
+ *  - one taken by the function whose references the put's function
+ *    released most often where it had one choice (the recording's exact
+ *    pairs, pair_model.h);
+ *  - one taken below the closest function above the put that the
+ *    reference's call was also made from, on the same thread (the lowest
+ *    common caller: a put made for add_callchain_ip() releases what
+ *    add_callchain_ip()'s calls took, not what another subtree of the same
+ *    sample took);
+ *  - the most recent one taken by the same thread, then the most recent.
+ * The pair's confidence says which rule decided. The last three rules pass
+ * over a reference that a function still running above the put took (it
+ * releases its own: a put in its callees releases another), and, while
+ * there is another, over the second of two references one call took on the
+ * object at once (an extra get is the likely leak). At the end, those are
+ * also the first references told leaked.
  *
  * The likely extra put of a lifetime (named by its over-release or double
  * put) is a put by a function that has just released the reference it took

@@ -117,6 +117,21 @@ const struct refcnt_type_spec *refcnt_type_spec__find(const char *name)
 	return NULL;
 }
 
+bool refcnt_type_specs__has_func(const char *name)
+{
+	for (unsigned int t = 0; name && t < refcnt_type_specs__nr; t++) {
+		const struct refcnt_type_spec *spec = &refcnt_type_specs[t];
+
+		for (int op = 0; op < REFCNT_OP__MAX; op++) {
+			for (int i = 0; i < REFCNT_SPEC__MAX_FUNCS && spec->funcs[op][i]; i++) {
+				if (!strcmp(spec->funcs[op][i], name))
+					return true;
+			}
+		}
+	}
+	return false;
+}
+
 int refcnt_type_spec__index(const struct refcnt_type_spec *spec)
 {
 	return spec - refcnt_type_specs;

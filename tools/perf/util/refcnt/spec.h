@@ -43,6 +43,9 @@ const char *refcnt_type_specs__names(void);
 const struct refcnt_type_spec *refcnt_type_spec__find(const char *name);
 int refcnt_type_spec__index(const struct refcnt_type_spec *spec);
 
+/* Is @name a refcount function (funcs) of any audited type? */
+bool refcnt_type_specs__has_func(const char *name);
+
 /*
  * Parse a --type list ("dso,map") into a bitmask of refcnt_type_specs
  * indexes. NULL or "all" selects every type. Returns 0, or -1 with the
