@@ -879,3 +879,49 @@ int test__refcnt_attribution_common_caller(struct test_suite *test __maybe_unuse
 #undef FN_Z
 #undef FN_I
 }
+
+/*
+ * Two gets one call takes on an object, one after the other, are "one
+ * call took two" (the second a twin, the likely extra get) when the same
+ * function took both; a get in F's body, then one in an inlined function
+ * S in F that keeps it (a cache setter), are not: S is another function.
+ * S's put, inlined elsewhere, releases what S kept.
+ */
+int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	for (int inlined = 0; inlined < 2; inlined++) {
+		struct refcnt_event evs[] = {
+			EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+			EV(11, GET,  OBJ_A, F, 0x10, 1, 1),
+			EV(12, GET,  OBJ_A, F, 0x40, 1, 2),	/* S's, inlined in F, or F's */
+			EV(13, PUT,  OBJ_A, G, 0x20, 1, 3),	/* S's, inlined in G, or G's */
+		};
+		struct collect c;
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+			evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+			evs[i].up[0] = FN_MAIN;
+		}
+		if (inlined) {
+			evs[2].scope = SCOPE_S;
+			evs[2].scope_keeps = true;
+			evs[3].scope = SCOPE_S;
+		}
+		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+		pr_debug("%s: the put releases %#" PRIx64 ", twin %d\n",
+			 inlined ? "inlined" : "in F", c.steps[3].paired.site, c.steps[3].paired.twin);
+		if (inlined) {
+			TEST_ASSERT_VAL("S's put releases what S kept",
+					c.steps[3].paired.site == FN_F + 0x40);
+			TEST_ASSERT_VAL("S's get is no twin of F's", !c.steps[3].paired.twin);
+		} else {
+			TEST_ASSERT_VAL("F's second get is a twin",
+					c.findings[0].kind == REFCNT_FINDING__LEAK &&
+					c.findings[0].ref.site == FN_F + 0x40 &&
+					c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
+		}
+	}
+	return TEST_OK;
+}

@@ -125,6 +125,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_cached_inline),
 	TEST_CASE("refcnt attribution: what an inlined initializer stores is not its caller's",
 		  refcnt_attribution_inline_init),
+	TEST_CASE("refcnt attribution: two gets are twins only in the same inlined function",
+		  refcnt_attribution_inline_twin),
 	TEST_CASE("refcnt attribution: a put releases what its closest call tree took",
 		  refcnt_attribution_common_caller),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
