@@ -911,7 +911,8 @@ int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
 		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
 		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 		pr_debug("%s: the put releases %#" PRIx64 ", twin %d\n",
-			 inlined ? "inlined" : "in F", c.steps[3].paired.site, c.steps[3].paired.twin);
+			 inlined ? "inlined" : "in F", c.steps[3].paired.site,
+			 c.steps[3].paired.twin);
 		if (inlined) {
 			TEST_ASSERT_VAL("S's put releases what S kept",
 					c.steps[3].paired.site == FN_F + 0x40);
