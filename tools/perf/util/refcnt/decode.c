@@ -186,10 +186,9 @@ struct refcnt_caller {
 	struct refcnt_space_addr site;	/* first: the hashmap's key */
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
-	bool	inlines_known;		/* @inlines were looked up */
-	u8	nr_inlines;
-	/* the inlined functions holding the site, innermost first */
-	struct refcnt_inline_frame inlines[REFCNT_INLINE_DEPTH];
+	bool	inlines_known;		/* @scope was looked up */
+	/* the innermost inlined function holding the site; key 0: none */
+	struct refcnt_inline_frame scope;
 };
 
 /*
@@ -232,8 +231,9 @@ static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct 
 }
 
 /*
- * Look up the function holding @c's site, and with @inlines the inlined
- * functions holding it, while the maps of @sample's thread are current.
+ * Look up the function holding @c's site, and with @inlines the innermost
+ * inlined function holding it, while the maps of @sample's thread are
+ * current.
  */
 static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample,
 			    struct refcnt_caller *c, bool return_address, bool inlines)
@@ -242,7 +242,6 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 	struct refcnt_dso_handoff *dh;
 	struct addr_location al;
 	struct thread *thread;
-	int nr;
 
 	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
 	if (!thread)
@@ -256,9 +255,9 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 			/* the address in the binary, as its DWARF has it */
 			u64 vaddr = map__rip_2objdump(al.map, map__map_ip(al.map, addr));
 
-			nr = refcnt_inline_scopes__at(dh->inlines, vaddr, c->inlines,
-						      REFCNT_INLINE_DEPTH);
-			c->nr_inlines = max(nr, 0);
+			/* the engine asks only for the innermost one */
+			if (refcnt_inline_scopes__at(dh->inlines, vaddr, &c->scope, 1) != 1)
+				c->scope.key = 0;
 		}
 	}
 	c->inlines_known |= inlines;
@@ -268,8 +267,8 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 
 /*
  * The pairing engine's view of a call site: the function holding it, the
- * types that function hands its caller and, with @inlines, the inlined
- * functions holding it. Looked up once per site of an address space
+ * types that function hands its caller and, with @inlines, the innermost
+ * inlined function holding it. Looked up once per site of an address space
  * (another image may hold another function at the same address). NULL
  * only when out of memory.
  */
@@ -414,9 +413,9 @@ static u16 decoder__function(struct refcnt_decoder *d, struct perf_sample *sampl
 		return 0;
 	ev->caller = c->key;
 	ev->hands_on = c->handoff & (1U << ev->type);
-	if (c->nr_inlines) {
-		ev->scope = c->inlines[0].key;
-		ev->scope_keeps = takes && !(c->inlines[0].handoff & (1U << ev->type));
+	if (c->scope.key) {
+		ev->scope = c->scope.key;
+		ev->scope_keeps = takes && !(c->scope.handoff & (1U << ev->type));
 	}
 	return c->handoff;
 }
