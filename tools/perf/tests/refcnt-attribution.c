@@ -926,3 +926,55 @@ int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
 	}
 	return TEST_OK;
 }
+
+/*
+ * The scan at exit counts one of A's three references that no reachable
+ * memory accounts for, never which one. F's get (a callchain cursor's,
+ * which keeps its last one) is the most recent, but F released 4 of the 5
+ * references it took, on A and on B; X's lookup, whose result X never put,
+ * released none: the leak is X's, told "least released". A's birth, which
+ * released none either, is a get's only after the gets.
+ */
+int test__refcnt_attribution_least_released(struct test_suite *test __maybe_unused,
+					    int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(11, GET,  OBJ_B, F, 0x10, 1, 1),
+		EV(12, PUT,  OBJ_B, F, 0x18, 1, 2),
+		EV(13, GET,  OBJ_B, F, 0x10, 1, 1),
+		EV(14, PUT,  OBJ_B, F, 0x18, 1, 2),
+		EV(15, GET,  OBJ_B, F, 0x10, 1, 1),
+		EV(16, PUT,  OBJ_B, F, 0x18, 1, 2),
+		EV(17, PUT,  OBJ_B, MAIN, 0x28, 1, 1),
+		EV(18, DIES, OBJ_B, MAIN, 0x28, 1, 0),
+		EV(20, BORN, OBJ_A, MAIN, 0x30, 1, 1),
+		EV(21, GET,  OBJ_A, X, 0x30, 1, 1),
+		EV(22, GET,  OBJ_A, F, 0x10, 1, 2),
+		EV(23, PUT,  OBJ_A, F, 0x18, 1, 3),
+		EV(24, GET,  OBJ_A, F, 0x10, 1, 2),
+	};
+	static struct refcnt_scan_object scanned[] = {
+		{ .addr = OBJ_A, .words = 2, .reachable = 1, .refcnt = 3 },
+	};
+	static const struct expect exp[] = {
+		{ .kind = REFCNT_FINDING__LEAK, .obj = OBJ_A, .generation = 1,
+		  .site = FN_X + 0x30, .op = REFCNT_OP__GET },
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_A, .generation = 1,
+		  .site = FN_MAIN + 0x30, .op = REFCNT_OP__BORN },
+		{ .kind = REFCNT_FINDING__STILL_REFERENCED, .obj = OBJ_A, .generation = 1,
+		  .site = FN_F + 0x10, .op = REFCNT_OP__GET },
+	};
+	struct refcnt_scan scan = {
+		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(scanned) },
+		.objects = scanned,
+	};
+	struct collect c;
+
+	TEST_ASSERT_VAL("run", stream__run_scanned(evs, ARRAY_SIZE(evs), &scan, &c) == TEST_OK);
+	TEST_ASSERT_VAL("findings", stream__check(&c, exp, ARRAY_SIZE(exp)) == TEST_OK);
+	TEST_ASSERT_VAL("why", c.findings[0].why == REFCNT_WHY__LEAST_RELEASED &&
+			!strcmp(refcnt_site_why__name(c.findings[0].why), "least released"));
+	return TEST_OK;
+}
+

@@ -129,6 +129,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_inline_twin),
 	TEST_CASE("refcnt attribution: a put releases what its closest call tree took",
 		  refcnt_attribution_common_caller),
+	TEST_CASE("refcnt attribution: a counted leak is the site's that released least",
+		  refcnt_attribution_least_released),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",

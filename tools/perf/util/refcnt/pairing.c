@@ -29,6 +29,7 @@
 #include "pair_model.h"
 #include "pairing.h"
 #include "refset.h"
+#include "release_share.h"
 #include "suspects.h"
 
 /*
@@ -143,6 +144,7 @@ struct refcnt_engine {
 	const struct refcnt_scan_result *scan_result;
 	struct refcnt_refset_index refindex;	/* of the lifetimes' references */
 	struct refcnt_pair_model *model;	/* of the exact pairs */
+	struct refcnt_release_share *shares;	/* what each site's references became */
 	bool			ended;
 };
 
@@ -176,6 +178,7 @@ static const char * const why_names[REFCNT_WHY__MAX] = {
 	[REFCNT_WHY__ONE_MORE]		= "one more than it took",
 	[REFCNT_WHY__OWNER]		= "its owner's",
 	[REFCNT_WHY__RELEASES_NOTHING]	= "releases nothing",
+	[REFCNT_WHY__LEAST_RELEASED]	= "least released",
 };
 
 const char *refcnt_site_why__name(enum refcnt_site_why why)
@@ -207,8 +210,10 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 	engine->follow = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	engine->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	engine->model = refcnt_pair_model__new();
+	engine->shares = refcnt_release_share__new();
 	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads) ||
-	    !engine->model || refcnt_refset_index__init(&engine->refindex, REFCNT_INDEX_MIN)) {
+	    !engine->model || !engine->shares ||
+	    refcnt_refset_index__init(&engine->refindex, REFCNT_INDEX_MIN)) {
 		if (!IS_ERR(engine->objects))
 			hashmap__free(engine->objects);
 		if (!IS_ERR(engine->follow))
@@ -216,6 +221,7 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 		if (!IS_ERR(engine->threads))
 			hashmap__free(engine->threads);
 		refcnt_pair_model__delete(engine->model);
+		refcnt_release_share__delete(engine->shares);
 		refcnt_refset_index__exit(&engine->refindex);
 		free(engine);
 		return NULL;
@@ -259,6 +265,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	hashmap__free(engine->threads);
 	hashmap__free(engine->scan);
 	refcnt_pair_model__delete(engine->model);
+	refcnt_release_share__delete(engine->shares);
 	refcnt_refset_index__exit(&engine->refindex);
 	free(engine);
 }
@@ -356,9 +363,28 @@ static void engine__report(struct refcnt_engine *engine, const struct refcnt_obj
 		engine->ops.finding(f, engine->priv);
 }
 
-static int lifetime__push(struct refcnt_lifetime *lt, const struct refcnt_ref *ref)
+/* The call a reference's share is counted for (release_share.h). */
+static u64 ref__share_site(const struct refcnt_ref *ref)
 {
-	return refcnt_refset__push(&lt->refs, ref);
+	return ref->owner_site ?: ref->site;
+}
+
+/* @ref is outstanding on @lt from now on, and its site took one more. */
+static int engine__push(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+			const struct refcnt_ref *ref)
+{
+	int err = refcnt_release_share__take(engine->shares, lt->object->type,
+					     ref__share_site(ref));
+
+	return err ?: refcnt_refset__push(&lt->refs, ref);
+}
+
+/* @lt's reference at @pick is released, and its site released one more. */
+static void engine__remove(struct refcnt_engine *engine, struct refcnt_lifetime *lt, u32 pick)
+{
+	refcnt_release_share__release(engine->shares, lt->object->type,
+				      ref__share_site(refcnt_refset__at(&lt->refs, pick)));
+	refcnt_refset__remove(&lt->refs, pick);
 }
 
 /* Accept any reference (refcnt_refset__pick_recent()). */
@@ -459,9 +485,9 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 	    object->type == ev->type &&
 	    refcnt_refset__at(&lt->refs, lifetime__last(lt))->tid == ev->tid) {
 		/* an outer constructor returns what an inner one made */
-		refcnt_refset__remove(&lt->refs, lifetime__last(lt));
+		engine__remove(engine, lt, lifetime__last(lt));
 		step->before = 1;
-		return lifetime__push(lt, &ref);
+		return engine__push(engine, lt, &ref);
 	}
 	if (lt)
 		engine__drop_lifetime(engine, object);
@@ -471,7 +497,7 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 		return err;
 	lt = object->live;
 	lt->only_born = true;
-	return lifetime__push(lt, &ref);
+	return engine__push(engine, lt, &ref);
 }
 
 /* Has the thread of @r been seen since @r: has @r's operation landed? */
@@ -1027,7 +1053,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 			lt->unknown--;
 		} else {
 			step->paired = *refcnt_refset__at(&lt->refs, pick);
-			refcnt_refset__remove(&lt->refs, pick);
+			engine__remove(engine, lt, pick);
 			/*
 			 * no choice, and none guessed before: what the
 			 * recording teaches about the others
@@ -1226,7 +1252,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 			   ref__same_function(&lt->last, ev) && ev->caller &&
 			   ev->site != lt->last.site;
 		lt->last = ref;
-		return lifetime__push(lt, &ref);
+		return engine__push(engine, lt, &ref);
 	case REFCNT_OP__PUT:
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
@@ -1366,11 +1392,12 @@ engine__scanned(const struct refcnt_engine *engine, const struct refcnt_object *
 /* @uncertain: what made the finding cannot tell, beside what the object's history says */
 static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt_object *object,
 			       enum refcnt_finding_kind kind, const struct refcnt_ref *ref,
-			       u64 holder, bool uncertain)
+			       u64 holder, bool uncertain, bool least_released)
 {
 	struct refcnt_finding f = {
 		.kind = kind,
-		.why = ref->twin ? REFCNT_WHY__ONE_CALL_TWO : REFCNT_WHY__LEFT,
+		.why = ref->twin ? REFCNT_WHY__ONE_CALL_TWO :
+		       least_released ? REFCNT_WHY__LEAST_RELEASED : REFCNT_WHY__LEFT,
 		.ref = *ref,
 		.holder = holder,
 	};
@@ -1411,7 +1438,8 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 			owned = owned ?: r;
 			continue;
 		}
-		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, r, 0, uncertain);
+		engine__report_ref(engine, lt->object, REFCNT_FINDING__LEAK, r, 0, uncertain,
+				   false);
 		leaked = true;
 	}
 	if (leaked)
@@ -1420,7 +1448,7 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 		owned = &lt->unknown_ref;
 	if (owned)
 		engine__report_ref(engine, lt->object, REFCNT_FINDING__OWNED_AT_EXIT, owned, 0,
-				   uncertain);
+				   uncertain, false);
 }
 
 /* How a scanned object's references left are told (engine__end_scanned()). */
@@ -1455,34 +1483,101 @@ static enum refcnt_finding_kind scanned_refs__next(struct scanned_refs *sr, bool
 	return REFCNT_FINDING__STILL_REFERENCED;
 }
 
+/* A reference left at exit, to be told as the scan says (engine__end_scanned()). */
+struct left_ref {
+	const struct refcnt_ref *ref;
+	u32	taken, released;	/* by its site (release_share.h) */
+	u32	slot;			/* in the refset: the higher, the more recent */
+	u8	pass;			/* 0: a call's second, 1: a get, 2: a birth */
+};
+
 /*
- * Scanned: the references left, told as @sr says (the gets, most recent
- * first: which ones leaked is inferred, not known).
+ * Which references are told leaked first: the second references of calls
+ * that took two; then those of the sites that released the least share of
+ * theirs; then gets before births, the most recent first.
+ */
+static int left_ref__cmp(const void *pa, const void *pb)
+{
+	const struct left_ref *a = pa, *b = pb;
+	u64 sa = (u64)a->released * b->taken, sb = (u64)b->released * a->taken;
+
+	if (!a->pass != !b->pass)
+		return a->pass ? 1 : -1;
+	if (sa != sb)
+		return sa < sb ? -1 : 1;
+	if (a->pass != b->pass)
+		return a->pass - b->pass;
+	return a->slot < b->slot ? 1 : -1;
+}
+
+/* @lt's references, in the order they are told (NULL without memory). */
+static struct left_ref *engine__left_refs(const struct refcnt_engine *engine,
+					  const struct refcnt_lifetime *lt, u32 *nr)
+{
+	struct left_ref *left = calloc(lt->refs.live ?: 1, sizeof(*left));
+
+	*nr = 0;
+	if (!left)
+		return NULL;
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs) && *nr < lt->refs.live; i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+		struct left_ref *l = &left[*nr];
+
+		if (!r)
+			continue;
+		l->ref = r;
+		l->slot = i;
+		l->pass = r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1;
+		refcnt_release_share__get(engine->shares, lt->object->type, ref__share_site(r),
+					  &l->taken, &l->released);
+		(*nr)++;
+	}
+	qsort(left, *nr, sizeof(*left), left_ref__cmp);
+	return left;
+}
+
+/*
+ * Scanned: the references left, told as @sr says. Which ones leaked is
+ * inferred, not known: those that their sites' share says (left_ref__cmp()).
+ * A leak whose site released a smaller share of its references than a
+ * reference told accounted for says so (REFCNT_WHY__LEAST_RELEASED).
  */
 static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
 				struct scanned_refs *sr)
 {
 	enum refcnt_finding_kind kind;
+	const struct left_ref *kept;
+	struct left_ref *left;
 	bool uncertain;
 	u64 holder;
+	u32 nr;
 
-	/*
-	 * The second references of calls that took two, the other gets, most
-	 * recent first, then the births and those of unknown origin
-	 */
-	for (int pass = 0; pass < 3; pass++) {
-		for (u32 i = refcnt_refset__slots(&lt->refs); i-- > 0;) {
-			const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+	left = engine__left_refs(engine, lt, &nr);
+	/* the one told accounted for whose site released the largest share */
+	kept = left && sr->leaked < nr ? &left[nr - 1] : NULL;
+	for (u32 i = 0; left && i < nr; i++) {
+		bool least = kept && left[i].pass &&
+			     (u64)left[i].released * kept->taken <
+			     (u64)kept->released * left[i].taken;
 
-			if (!r || (r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1) != pass)
-				continue;
-			kind = scanned_refs__next(sr, &uncertain, &holder);
-			engine__report_ref(engine, lt->object, kind, r, holder, uncertain);
-		}
+		kind = scanned_refs__next(sr, &uncertain, &holder);
+		engine__report_ref(engine, lt->object, kind, left[i].ref, holder, uncertain,
+				   least && kind == REFCNT_FINDING__LEAK);
 	}
+	/* without memory to order them: the most recent first */
+	for (u32 i = refcnt_refset__slots(&lt->refs); !left && i-- > 0;) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+
+		if (!r)
+			continue;
+		kind = scanned_refs__next(sr, &uncertain, &holder);
+		engine__report_ref(engine, lt->object, kind, r, holder, uncertain, false);
+	}
+	free(left);
 	for (u32 i = 0; i < lt->unknown; i++) {
 		kind = scanned_refs__next(sr, &uncertain, &holder);
-		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, holder, uncertain);
+		engine__report_ref(engine, lt->object, kind, &lt->unknown_ref, holder, uncertain,
+				   false);
 	}
 }
 

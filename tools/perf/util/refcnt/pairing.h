@@ -238,6 +238,10 @@ enum refcnt_site_why {
 					 * took, by a function no lifetime that died
 					 * clean saw do that (suspects.h)
 					 */
+	REFCNT_WHY__LEAST_RELEASED,	/* a leak the scan counted, told at the site that
+					 * released the smallest share of the references
+					 * it took (release_share.h)
+					 */
 	REFCNT_WHY__MAX,
 };
 
