@@ -978,3 +978,50 @@ int test__refcnt_attribution_least_released(struct test_suite *test __maybe_unus
 	return TEST_OK;
 }
 
+/*
+ * A teardown with nothing to go by (perf lock report's kernel map): G
+ * inserts A in a container, F looks A up for X twice, and X, which has
+ * returned since, never put either. P's teardown puts, below neither X nor
+ * any function that took a reference, share no caller with the gets and
+ * no pairs taught what P releases. The most recent references are X's,
+ * but X is gone: it stored what F handed it, or leaked it, and no event
+ * says which; G's insert and A's birth keep theirs by design. P releases
+ * those, and X's two are what is left: leaks named at X, its owner.
+ */
+int test__refcnt_attribution_escaped(struct test_suite *test __maybe_unused,
+				     int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, G, 0x10, 1, 1),
+		EV(12, GET,  OBJ_A, F, 0x10, 1, 2),	/* for X, at X+0x40 */
+		EV(13, GET,  OBJ_A, F, 0x10, 1, 3),	/* for X, at X+0x48 */
+		EV(20, PUT,  OBJ_A, P, 0x20, 1, 4),
+		EV(21, PUT,  OBJ_A, P, 0x28, 1, 3),
+	};
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+		evs[i].up[0] = evs[i].op == REFCNT_OP__PUT ? FN_C : FN_MAIN;
+		if (evs[i].caller == FN_F) {
+			evs[i].up[0] = FN_X;
+			evs[i].owner = FN_X;
+			evs[i].owner_site = FN_X + 0x40 + 8 * (i - 2);
+		}
+	}
+	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+	TEST_ASSERT_VAL("P releases G's, then the birth's",
+			c.steps[4].confidence == REFCNT_PAIR__SAME_THREAD &&
+			stream__ref_is(&c.steps[4].paired, FN_G + 0x10) &&
+			c.steps[5].paired.op == REFCNT_OP__BORN);
+	TEST_ASSERT_EQUAL("leaks", c.nr_findings, 2);
+	for (int i = 0; i < 2; i++) {
+		TEST_ASSERT_VAL("X's leak", c.findings[i].kind == REFCNT_FINDING__LEAK &&
+				stream__ref_is(&c.findings[i].ref, FN_F + 0x10) &&
+				c.findings[i].why == REFCNT_WHY__OWNER &&
+				refcnt_finding__site(&c.findings[i])->caller == FN_X);
+	}
+	return TEST_OK;
+}

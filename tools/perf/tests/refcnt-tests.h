@@ -38,6 +38,7 @@ int test__refcnt_attribution_learnt(struct test_suite *test, int subtest);
 int test__refcnt_attribution_learnt_later(struct test_suite *test, int subtest);
 int test__refcnt_attribution_held(struct test_suite *test, int subtest);
 int test__refcnt_attribution_least_released(struct test_suite *test, int subtest);
+int test__refcnt_attribution_escaped(struct test_suite *test, int subtest);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);
 int test__refcnt_attribution_cached_lookup(struct test_suite *test, int subtest);

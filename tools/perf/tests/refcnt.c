@@ -131,6 +131,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_common_caller),
 	TEST_CASE("refcnt attribution: a counted leak is the site's that released least",
 		  refcnt_attribution_least_released),
+	TEST_CASE("refcnt attribution: a teardown releases a keeper's before a gone owner's",
+		  refcnt_attribution_escaped),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",

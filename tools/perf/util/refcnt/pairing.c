@@ -860,16 +860,31 @@ static int ref__keep(const struct refcnt_ref *ref, const struct refcnt_event *ev
 	return ref__held_above(ref, ev) || ref__owned_above(ref, ev) ? 2 : ref->twin;
 }
 
+/*
+ * Was @ref handed to a function (its owner, handoff.h) that has returned
+ * since, on the put's thread, without putting it? It stored it, or it
+ * leaked it. A put with nothing else to go by releases first a reference
+ * that the function which took it keeps by design (an insert's, a
+ * birth's): whether the owner stored the lookup's result, no event says.
+ */
+static bool ref__escaped(const struct refcnt_ref *ref, const struct refcnt_event *ev)
+{
+	return ref->owner && ref->tid == ev->tid && ref->owner != ev->caller &&
+	       !event__runs_above(ev, ref->owner);
+}
+
 struct keep_arg {
 	const struct refcnt_event *ev;
 	int keep;
+	bool not_escaped;	/* and not one ref__escaped() says */
 };
 
 static bool ref__kept_no_more(const struct refcnt_ref *ref, const void *arg)
 {
 	const struct keep_arg *k = arg;
 
-	return ref__keep(ref, k->ev) <= k->keep;
+	return ref__keep(ref, k->ev) <= k->keep &&
+	       !(k->not_escaped && ref__escaped(ref, k->ev));
 }
 
 /*
@@ -879,7 +894,14 @@ static bool ref__kept_no_more(const struct refcnt_ref *ref, const void *arg)
 static bool lifetime__pick_recent(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
 				  bool same_thread, int keep, u32 *pick)
 {
-	struct keep_arg arg = { .ev = ev, .keep = keep };
+	struct keep_arg arg = { .ev = ev, .keep = keep, .not_escaped = same_thread && !keep };
+
+	if (arg.not_escaped) {
+		*pick = refcnt_refset__pick_recent(&lt->refs, ev->tid, ref__kept_no_more, &arg);
+		if (*pick != REFSET_NONE)
+			return true;
+		arg.not_escaped = false;
+	}
 
 	*pick = refcnt_refset__pick_recent(&lt->refs, same_thread ? (s64)ev->tid : -1,
 					   ref__kept_no_more, &arg);
