@@ -7,7 +7,7 @@ set -euo pipefail
 
 pkgs=(
 	linux-source-6.12 linux-source-6.1 xz-utils
-	gcc make flex bison pkg-config perl git binutils util-linux
+	gcc make flex bison pkg-config perl git binutils util-linux patch
 	libelf-dev libdw-dev libtraceevent-dev libslang2-dev python3-dev
 	python3-setuptools
 	libzstd-dev libcap-dev libnuma-dev libunwind-dev libcapstone-dev

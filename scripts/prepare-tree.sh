@@ -49,6 +49,8 @@ shopt -s nullglob
 patches=("$root"/patches/*.patch)
 sum=$(cat /dev/null "${patches[@]}" | sha256sum | cut -d' ' -f1)
 if [ "$(cat "$src/.patches-applied" 2>/dev/null)" != "$sum" ]; then
+	command -v patch > /dev/null ||
+		die "patch is not installed: run scripts/deps.sh (or apt-get install patch)"
 	if [ -d "$pristine" ]; then
 		(cd "$pristine" && find . -type f) | while read -r f; do
 			cp "$pristine/$f" "$src/$f"
