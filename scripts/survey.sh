@@ -7,7 +7,10 @@
 # is the oracle of what really leaked or was used after its last put; the
 # survey says, one line per command, what it found first, perf refcnt's
 # first bug row and whether the two agree (scripts/survey-judge.awk), then
-# the totals. The commands are tools/perf/tests/refcnt-survey/commands;
+# the totals. A first row that agrees is not enough: a certain bug row
+# among the first three that the sanitizer does not back (no leak, or no
+# double free or use after free, of its type with its function on the
+# stack) is a false row, and the verdict disagree. The commands are tools/perf/tests/refcnt-survey/commands;
 # the recordings they read are made here, by the normal perf.
 #
 # Usage: survey.sh PERF ASAN_PERF OUTDIR [NAME...]
@@ -260,6 +263,32 @@ trap 'exit 130' INT TERM
 declare -A total unmade
 failed=0
 commands=0
+# The second and third certain bug rows of $1's report (kind, type and
+# function, as the judge groups them) that the sanitizer's run does not
+# back: a leak row is backed if references of its type leaked with its
+# function on their stack; a double put, over-release or use after put
+# if references of its type were freed twice or under a use with its
+# function on the stack. Prints them, ";" between; nothing if none.
+false_rows() {
+	local dir=$1 kind type func backed sep=""
+
+	awk -F, '($1 == "leak" || $1 == "over-release" || $1 == "double put" ||
+		  $1 == "use after put") && $6 == 0 && !(($1 FS $2 FS $5) in seen) {
+			seen[$1 FS $2 FS $5] = 1
+			if (++n > 1 && n <= 3)
+				print $1 FS $2 FS $5
+		}' "$dir/audit/findings" |
+	while IFS=, read -r kind type func; do
+		backed=$(awk -v status=0 -v also="$func" -f "$top/scripts/sanitizer-top.awk" \
+			"$dir/asan/report" |
+			awk -v k="$([ "$kind" = leak ] && echo leak || echo error)" -v t="$type" \
+			'$1 == "also" && $2 == k && $3 == t && $5 > 0 { print "y"; exit }')
+		[ -n "$backed" ] && continue
+		printf '%s%s %s %s' "$sep" "$kind" "$type" "$func"
+		sep="; "
+	done
+}
+
 judged=0
 bugs=0
 start=$SECONDS
@@ -300,6 +329,14 @@ for line in "${lines[@]}"; do
 			-f "$top/scripts/sanitizer-top.awk" "$dir/asan/report" | paste -sd';')
 		IFS=$'\t' read -r verdict row < <(awk -v sanitizer="$said" -v audit="$status" \
 			-v also="$also" -f "$top/scripts/survey-judge.awk" "$dir/audit/findings")
+	fi
+	# the first row agrees: the next two must not be false ones
+	if [ "$verdict" = agree ] && [ -n "$said" ]; then
+		false_row=$(false_rows "$dir")
+		if [ -n "$false_row" ]; then
+			verdict=disagree
+			echo "    $name: a false row in the top 3: $false_row"
+		fi
 	fi
 	# no line from the judge is no verdict, never a hole in the totals
 	[ -n "$verdict" ] || verdict="no-verdict:the judge said nothing"
