@@ -982,46 +982,157 @@ int test__refcnt_attribution_least_released(struct test_suite *test __maybe_unus
  * A teardown with nothing to go by (perf lock report's kernel map): G
  * inserts A in a container, F looks A up for X twice, and X, which has
  * returned since, never put either. P's teardown puts, below neither X nor
- * any function that took a reference, share no caller with the gets and
- * no pairs taught what P releases. The most recent references are X's,
- * but X is gone: it stored what F handed it, or leaked it, and no event
- * says which; G's insert and A's birth keep theirs by design. P releases
- * those, and X's two are what is left: leaks named at X, its owner.
+ * any function that took a reference, and no pairs taught what P
+ * releases. The most recent references are X's, but X is gone: it stored
+ * what F handed it, or leaked it, and no event says which; G's insert and
+ * A's birth keep theirs by design. P releases those, and X's two are what
+ * is left: leaks named at X, its owner. The same when C called X, and W,
+ * which called P (perf kmem's printing, and its teardown deep below
+ * cmd_kmem()): sharing C says nothing of a reference whose call tree
+ * closed at X. But when C called both X and P, X may have filled C's
+ * struct (an addr_location), which P, its destructor, releases.
  */
 int test__refcnt_attribution_escaped(struct test_suite *test __maybe_unused,
 				     int subtest __maybe_unused)
 {
+	for (int common = 0; common < 3; common++) {
+		struct refcnt_event evs[] = {
+			EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+			EV(11, GET,  OBJ_A, G, 0x10, 1, 1),
+			EV(12, GET,  OBJ_A, F, 0x10, 1, 2),	/* for X, at X+0x40 */
+			EV(13, GET,  OBJ_A, F, 0x10, 1, 3),	/* for X, at X+0x48 */
+			EV(20, PUT,  OBJ_A, P, 0x20, 1, 4),
+			EV(21, PUT,  OBJ_A, P, 0x28, 1, 3),
+		};
+		struct collect c;
+
+		for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+			evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+			evs[i].up[0] = evs[i].op == REFCNT_OP__PUT ? FN_C : FN_MAIN;
+			if (evs[i].op == REFCNT_OP__PUT && common == 1) {
+				evs[i].up[0] = FN_W;
+				evs[i].up[1] = FN_C;
+			}
+			if (evs[i].caller == FN_F) {
+				evs[i].up[0] = FN_X;
+				evs[i].up[1] = common ? FN_C : 0;
+				evs[i].owner = FN_X;
+				evs[i].owner_site = FN_X + 0x40 + 8 * (i - 2);
+			}
+		}
+		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+		if (common == 2) {
+			TEST_ASSERT_VAL("C's tree releases what X filled for C",
+					c.steps[4].confidence == REFCNT_PAIR__COMMON_CALLER &&
+					stream__ref_is(&c.steps[4].paired, FN_F + 0x10));
+			continue;
+		}
+		TEST_ASSERT_VAL("P releases G's, then the birth's",
+				c.steps[4].confidence == REFCNT_PAIR__SAME_THREAD &&
+				stream__ref_is(&c.steps[4].paired, FN_G + 0x10) &&
+				c.steps[5].paired.op == REFCNT_OP__BORN);
+		TEST_ASSERT_EQUAL("leaks", c.nr_findings, 2);
+		for (int i = 0; i < 2; i++) {
+			TEST_ASSERT_VAL("X's leak",
+					c.findings[i].kind == REFCNT_FINDING__LEAK &&
+					stream__ref_is(&c.findings[i].ref, FN_F + 0x10) &&
+					c.findings[i].why == REFCNT_WHY__OWNER &&
+					refcnt_finding__site(&c.findings[i])->caller == FN_X);
+		}
+	}
+	return TEST_OK;
+}
+
+/*
+ * Of the references a common caller's call tree took, one an inlined
+ * function kept comes last (perf sched timehist): F calls H, which calls
+ * G (thread__find_map() filling an addr_location), and Y, whose inlined
+ * S keeps the latest result in a cache (threads__find()'s last match):
+ * both at the same depth below F, S's the more recent. W, F's
+ * addr_location__exit(), releases G's; S's stays for S's next call.
+ */
+int test__refcnt_attribution_common_not_kept(struct test_suite *test __maybe_unused,
+					     int subtest __maybe_unused)
+{
 	struct refcnt_event evs[] = {
 		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
 		EV(11, GET,  OBJ_A, G, 0x10, 1, 1),
-		EV(12, GET,  OBJ_A, F, 0x10, 1, 2),	/* for X, at X+0x40 */
-		EV(13, GET,  OBJ_A, F, 0x10, 1, 3),	/* for X, at X+0x48 */
-		EV(20, PUT,  OBJ_A, P, 0x20, 1, 4),
-		EV(21, PUT,  OBJ_A, P, 0x28, 1, 3),
+		EV(12, GET,  OBJ_A, Y, 0x30, 1, 2),	/* S's, inlined in Y */
+		EV(13, PUT,  OBJ_A, W, 0x10, 1, 3),
+	};
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+		evs[i].up[0] = FN_MAIN;
+	}
+	evs[1].up[0] = FN_H;
+	evs[1].up[1] = FN_F;
+	evs[2].up[0] = FN_X;
+	evs[2].up[1] = FN_F;
+	evs[2].scope = SCOPE_S;
+	evs[2].scope_keeps = true;
+	evs[3].up[0] = FN_F;
+	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+	TEST_ASSERT_VAL("W releases G's",
+			c.steps[3].confidence == REFCNT_PAIR__COMMON_CALLER &&
+			stream__ref_is(&c.steps[3].paired, FN_G + 0x10));
+	return TEST_OK;
+}
+
+/*
+ * What an inlined function keeps is a keeper's at a teardown (perf kwork's
+ * kernel map): F is a lookup, and S, inlined in F, fills a by-name array
+ * with references of its own (maps__sort_by_name() in
+ * maps__find_by_name()). The decoder names X, F's caller, the owner of
+ * every reference taken in F, S's too: which of F's callees' stores flow
+ * to F's return, DWARF does not say (a lookup's inlined callback stores
+ * its result in its caller's struct). Y's two lookups, by H, were never
+ * put. The teardown's three puts release the array's, the insert's and
+ * the birth's references; Y's two are the leaks. Were S's reference one
+ * that X stored or leaked, X gone, it would be passed over: one of Y's
+ * would be released in its place, and X blamed.
+ */
+int test__refcnt_attribution_scope_keeper(struct test_suite *test __maybe_unused,
+					  int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, G, 0x10, 1, 1),	/* insert */
+		EV(12, GET,  OBJ_A, F, 0x30, 1, 2),	/* S's, inlined in F, for X */
+		EV(13, GET,  OBJ_A, H, 0x10, 1, 3),	/* for Y */
+		EV(14, GET,  OBJ_A, H, 0x10, 1, 4),	/* for Y */
+		EV(20, PUT,  OBJ_A, P, 0x20, 1, 5),
+		EV(21, PUT,  OBJ_A, P, 0x28, 1, 4),
+		EV(22, PUT,  OBJ_A, C, 0x30, 1, 3),
 	};
 	struct collect c;
 
 	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
 		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
-		evs[i].up[0] = evs[i].op == REFCNT_OP__PUT ? FN_C : FN_MAIN;
-		if (evs[i].caller == FN_F) {
-			evs[i].up[0] = FN_X;
-			evs[i].owner = FN_X;
-			evs[i].owner_site = FN_X + 0x40 + 8 * (i - 2);
-		}
+		evs[i].up[0] = evs[i].op == REFCNT_OP__PUT ? FN_W : FN_MAIN;
+	}
+	evs[2].scope = SCOPE_S;
+	evs[2].scope_keeps = true;
+	evs[2].up[0] = FN_X;
+	evs[2].owner = FN_X;
+	evs[2].owner_site = FN_X + 0x40;
+	for (unsigned int i = 3; i < 5; i++) {
+		evs[i].up[0] = FN_Y;
+		evs[i].owner = FN_Y;
+		evs[i].owner_site = FN_Y + 0x40;
 	}
 	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
-	TEST_ASSERT_VAL("P releases G's, then the birth's",
-			c.steps[4].confidence == REFCNT_PAIR__SAME_THREAD &&
-			stream__ref_is(&c.steps[4].paired, FN_G + 0x10) &&
-			c.steps[5].paired.op == REFCNT_OP__BORN);
+	TEST_ASSERT_VAL("the array's first", stream__ref_is(&c.steps[5].paired, FN_F + 0x30));
 	TEST_ASSERT_EQUAL("leaks", c.nr_findings, 2);
 	for (int i = 0; i < 2; i++) {
-		TEST_ASSERT_VAL("X's leak", c.findings[i].kind == REFCNT_FINDING__LEAK &&
-				stream__ref_is(&c.findings[i].ref, FN_F + 0x10) &&
+		TEST_ASSERT_VAL("Y's leak", c.findings[i].kind == REFCNT_FINDING__LEAK &&
+				stream__ref_is(&c.findings[i].ref, FN_H + 0x10) &&
 				c.findings[i].why == REFCNT_WHY__OWNER &&
-				refcnt_finding__site(&c.findings[i])->caller == FN_X);
+				refcnt_finding__site(&c.findings[i])->caller == FN_Y);
 	}
 	return TEST_OK;
 }

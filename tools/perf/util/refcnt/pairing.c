@@ -865,18 +865,23 @@ static int ref__keep(const struct refcnt_ref *ref, const struct refcnt_event *ev
  * since, on the put's thread, without putting it? It stored it, or it
  * leaked it. A put with nothing else to go by releases first a reference
  * that the function which took it keeps by design (an insert's, a
- * birth's): whether the owner stored the lookup's result, no event says.
+ * birth's, one an inlined function kept: maps__sort_by_name()'s in the
+ * lookup maps__find_by_name()): whether the owner stored the lookup's
+ * result, no event says.
  */
 static bool ref__escaped(const struct refcnt_ref *ref, const struct refcnt_event *ev)
 {
-	return ref->owner && ref->tid == ev->tid && ref->owner != ev->caller &&
-	       !event__runs_above(ev, ref->owner);
+	return ref->owner && !ref->scope_keeps && ref->tid == ev->tid &&
+	       ref->owner != ev->caller && !event__runs_above(ev, ref->owner);
 }
 
 struct keep_arg {
 	const struct refcnt_event *ev;
 	int keep;
 	bool not_escaped;	/* and not one ref__escaped() says */
+	u64 frame;		/* the put's caller, as the common caller looked
+				 * for (ref__common()), or 0
+				 */
 };
 
 static bool ref__kept_no_more(const struct refcnt_ref *ref, const void *arg)
@@ -934,12 +939,43 @@ static bool lifetime__pick_learnt(struct refcnt_lifetime *lt, const struct refcn
 /* frames above a put searched for a caller it shares with a reference */
 #define REFCNT_COMMON_FRAMES	6
 
-/* One taken on the put's thread that no rule keeps (ref__keep()). */
+/*
+ * Is @fn the caller of @ref's owner, among the frames kept above its site?
+ * The owner may have filled a struct of its caller's (an addr_location:
+ * an out-parameter the handoff's DWARF does not see), which that caller's
+ * call tree then puts.
+ */
+static bool ref__owner_called_by(const struct refcnt_ref *ref, u64 fn)
+{
+	for (int i = 0; i + 1 < REFCNT_UP_FRAMES; i++) {
+		if (ref->up[i] == ref->owner)
+			return ref->up[i + 1] == fn;
+	}
+	return ref->caller == ref->owner && ref->up[0] == fn;
+}
+
+/*
+ * One taken on the put's thread that no rule keeps (ref__keep()); one that
+ * a lookup handed to a function which has returned since (ref__escaped())
+ * only when the put's caller called that function, the owner, and the put
+ * releases what the owner filled for it (addr_location__exit() of the
+ * addr_location machine__resolve() filled). Else its call tree closed at
+ * the owner, and sharing a function further above says nothing of which
+ * put releases it (perf kmem's teardown, deep below cmd_kmem(), and the
+ * kernel map lookups that cmd_kmem()'s printing never put).
+ */
 static bool ref__common(const struct refcnt_ref *ref, const void *arg)
 {
 	const struct keep_arg *k = arg;
 
-	return ref->tid == k->ev->tid && ref__kept_no_more(ref, arg);
+	return ref->tid == k->ev->tid && ref__kept_no_more(ref, arg) &&
+	       (!ref__escaped(ref, k->ev) || ref__owner_called_by(ref, k->frame));
+}
+
+/* The same, and not one an inlined function kept (stored). */
+static bool ref__common_not_kept(const struct refcnt_ref *ref, const void *arg)
+{
+	return !ref->scope_keeps && ref__common(ref, arg);
 }
 
 /*
@@ -949,7 +985,10 @@ static bool ref__common(const struct refcnt_ref *ref, const void *arg)
  * most recent taken on the put's thread that no rule keeps (ref__keep():
  * not one a function above the put holds).
  * What the calls below that function took, the puts made for it release:
- * the balance of a call tree stays in it.
+ * the balance of a call tree stays in it. Of those as close, one that an
+ * inlined function kept comes last: what a function stores leaves its
+ * call tree (threads__find()'s last-match cache, which its next call
+ * releases, beside the thread an addr_location holds).
  */
 static bool lifetime__pick_common(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
 				  u32 *pick)
@@ -959,10 +998,17 @@ static bool lifetime__pick_common(struct refcnt_lifetime *lt, const struct refcn
 	struct keep_arg arg = { .ev = ev, .keep = 0 };
 
 	for (u32 i = 0; i < nr && i < REFCNT_COMMON_FRAMES && above[i]; i++) {
+		/* only the put's own caller's struct: see ref__common() */
+		arg.frame = i ? 0 : above[i];
 		for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
 			*pick = refcnt_refset__pick_frame_recent(&lt->refs, depth, above[i],
-								 ref__common, &arg,
+								 ref__common_not_kept, &arg,
 								 REFCNT_HANDED_RECENT);
+			if (*pick == REFSET_NONE)
+				*pick = refcnt_refset__pick_frame_recent(&lt->refs, depth,
+									 above[i], ref__common,
+									 &arg,
+									 REFCNT_HANDED_RECENT);
 			if (*pick != REFSET_NONE)
 				return true;
 		}
