@@ -8,9 +8,8 @@
 # survey says, one line per command, what it found first, perf refcnt's
 # first bug row and whether the two agree (scripts/survey-judge.awk), then
 # the totals. A first row that agrees is not enough: a certain bug row
-# among the first three that the sanitizer does not back (no leak, or no
-# double free or use after free, of its type with its function on the
-# stack) is a false row, and the verdict disagree. The commands are tools/perf/tests/refcnt-survey/commands;
+# among the first three that the sanitizer does not back (false_rows())
+# is a false row, and the verdict disagree. The commands are tools/perf/tests/refcnt-survey/commands;
 # the recordings they read are made here, by the normal perf.
 #
 # Usage: survey.sh PERF ASAN_PERF OUTDIR [NAME...]
@@ -265,28 +264,43 @@ failed=0
 commands=0
 # The second and third certain bug rows of $1's report (kind, type and
 # function, as the judge groups them) that the sanitizer's run does not
-# back: a leak row is backed if references of its type leaked with its
-# function on their stack; a double put, over-release or use after put
-# if references of its type were freed twice or under a use with its
-# function on the stack. Prints them, ";" between; nothing if none.
+# back, as the judge backs the first: a leak row if LSan names its
+# function for leaked references of its type, or, for a leak's owner
+# ("its owner's": the caller that never put a lookup's result), if its
+# function is on the stacks of such leaks; a double put, over-release or
+# use after put row never when LSan reported leaks: ASan stops at its
+# first error, so its report had none. Prints them, ";" between; nothing
+# if none. After a first row that agrees with an ASan error, the others
+# are not judged: LSan did not run, and ASan reported only that error.
 false_rows() {
-	local dir=$1 kind type func backed sep=""
+	local dir=$1 said=$2 kind type func why backed sep=""
 
+	[ "${said%% *}" = leak ] || return 0
 	awk -F, '($1 == "leak" || $1 == "over-release" || $1 == "double put" ||
 		  $1 == "use after put") && $6 == 0 && !(($1 FS $2 FS $5) in seen) {
 			seen[$1 FS $2 FS $5] = 1
 			if (++n > 1 && n <= 3)
-				print $1 FS $2 FS $5
+				print $1 FS $2 FS $5 FS $11
 		}' "$dir/audit/findings" |
-	while IFS=, read -r kind type func; do
-		backed=$(awk -v status=0 -v also="$func" -f "$top/scripts/sanitizer-top.awk" \
-			"$dir/asan/report" |
-			awk -v k="$([ "$kind" = leak ] && echo leak || echo error)" -v t="$type" \
-			'$1 == "also" && $2 == k && $3 == t && $5 > 0 { print "y"; exit }')
+	while IFS=, read -r kind type func why; do
+		backed=
+		if [ "$kind" = leak ]; then
+			backed=$(sanitizer_backs "$dir" "$type" "$func" "$func")
+			[ -n "$backed" ] || [ "$why" != "its owner's" ] ||
+				backed=$(sanitizer_backs "$dir" "$type" "$func" "")
+		fi
 		[ -n "$backed" ] && continue
 		printf '%s%s %s %s' "$sep" "$kind" "$type" "$func"
 		sep="; "
 	done
+}
+
+# Did leaked references of type $2 have function $3 on their stack, among
+# those LSan names at function $4 (any if empty), in $1's sanitizer run?
+sanitizer_backs() {
+	awk -v status=0 -v also="$3" -v under="$4" -f "$top/scripts/sanitizer-top.awk" \
+		"$1/asan/report" 2> /dev/null |
+		awk -v t="$2" '$1 == "also" && $2 == "leak" && $3 == t && $5 > 0 { print "y"; exit }'
 }
 
 judged=0
@@ -332,7 +346,7 @@ for line in "${lines[@]}"; do
 	fi
 	# the first row agrees: the next two must not be false ones
 	if [ "$verdict" = agree ] && [ -n "$said" ]; then
-		false_row=$(false_rows "$dir")
+		false_row=$(false_rows "$dir" "$said")
 		if [ -n "$false_row" ]; then
 			verdict=disagree
 			echo "    $name: a false row in the top 3: $false_row"

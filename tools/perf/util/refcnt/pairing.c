@@ -484,8 +484,8 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 	if (lt && lt->only_born && lt->refs.live == 1 && !lt->unknown &&
 	    object->type == ev->type &&
 	    refcnt_refset__at(&lt->refs, lifetime__last(lt))->tid == ev->tid) {
-		/* an outer constructor returns what an inner one made */
-		engine__remove(engine, lt, lifetime__last(lt));
+		/* an outer constructor returns what an inner one made: no release */
+		refcnt_refset__remove(&lt->refs, lifetime__last(lt));
 		step->before = 1;
 		return engine__push(engine, lt, &ref);
 	}
@@ -902,7 +902,8 @@ static bool lifetime__pick_recent(struct refcnt_lifetime *lt, const struct refcn
 	struct keep_arg arg = { .ev = ev, .keep = keep, .not_escaped = same_thread && !keep };
 
 	if (arg.not_escaped) {
-		*pick = refcnt_refset__pick_recent(&lt->refs, ev->tid, ref__kept_no_more, &arg);
+		*pick = refcnt_refset__pick_recent_max(&lt->refs, ev->tid, ref__kept_no_more, &arg,
+						       REFCNT_HANDED_RECENT);
 		if (*pick != REFSET_NONE)
 			return true;
 		arg.not_escaped = false;
@@ -947,11 +948,13 @@ static bool lifetime__pick_learnt(struct refcnt_lifetime *lt, const struct refcn
  */
 static bool ref__owner_called_by(const struct refcnt_ref *ref, u64 fn)
 {
+	if (!fn)
+		return false;	/* not the put's caller; up[] may hold 0s */
 	for (int i = 0; i + 1 < REFCNT_UP_FRAMES; i++) {
 		if (ref->up[i] == ref->owner)
 			return ref->up[i + 1] == fn;
 	}
-	return ref->caller == ref->owner && ref->up[0] == fn;
+	return false;
 }
 
 /*
@@ -1559,23 +1562,30 @@ struct left_ref {
 	u8	pass;			/* 0: a call's second, 1: a get, 2: a birth */
 };
 
+/* Did @a's site release a smaller share of its references than @b's? */
+static bool left_ref__less_released(const struct left_ref *a, const struct left_ref *b)
+{
+	/* exact: u32 counts, and every site of a reference took one */
+	return (u64)a->released * b->taken < (u64)b->released * a->taken;
+}
+
 /*
  * Which references are told leaked first: the second references of calls
- * that took two; then those of the sites that released the least share of
- * theirs; then gets before births, the most recent first.
+ * that took two; then the other gets, those of the sites that released
+ * the least share of theirs first; the births last (an object's owner
+ * keeps its birth by design); the most recent first where that is equal.
  */
 static int left_ref__cmp(const void *pa, const void *pb)
 {
 	const struct left_ref *a = pa, *b = pb;
-	u64 sa = (u64)a->released * b->taken, sb = (u64)b->released * a->taken;
 
-	if (!a->pass != !b->pass)
-		return a->pass ? 1 : -1;
-	if (sa != sb)
-		return sa < sb ? -1 : 1;
 	if (a->pass != b->pass)
 		return a->pass - b->pass;
-	return a->slot < b->slot ? 1 : -1;
+	if (left_ref__less_released(a, b))
+		return -1;
+	if (left_ref__less_released(b, a))
+		return 1;
+	return a->slot == b->slot ? 0 : a->slot < b->slot ? 1 : -1;
 }
 
 /* @lt's references, in the order they are told (NULL without memory). */
@@ -1621,12 +1631,14 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
 	u32 nr;
 
 	left = engine__left_refs(engine, lt, &nr);
-	/* the one told accounted for whose site released the largest share */
-	kept = left && sr->leaked < nr ? &left[nr - 1] : NULL;
+	/* the get told accounted for whose site released the largest share */
+	kept = NULL;
+	for (u32 i = sr->leaked + sr->doubtful; left && i < nr; i++) {
+		if (left[i].pass == 1)
+			kept = &left[i];
+	}
 	for (u32 i = 0; left && i < nr; i++) {
-		bool least = kept && left[i].pass &&
-			     (u64)left[i].released * kept->taken <
-			     (u64)kept->released * left[i].taken;
+		bool least = kept && left[i].pass == 1 && left_ref__less_released(&left[i], kept);
 
 		kind = scanned_refs__next(sr, &uncertain, &holder);
 		engine__report_ref(engine, lt->object, kind, left[i].ref, holder, uncertain,

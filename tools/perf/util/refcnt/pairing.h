@@ -43,14 +43,22 @@
  *    reference's call was also made from, on the same thread (the lowest
  *    common caller: a put made for add_callchain_ip() releases what
  *    add_callchain_ip()'s calls took, not what another subtree of the same
- *    sample took);
- *  - the most recent one taken by the same thread, then the most recent.
+ *    sample took); of those as close, one an inlined function kept last;
+ *    never one a lookup handed to a function that has returned since (its
+ *    owner), unless the put's caller called that owner (a struct the owner
+ *    filled for it: an addr_location);
+ *  - the most recent one taken by the same thread, one a lookup handed to
+ *    an owner that has returned since last (it stored it or leaked it;
+ *    an insert's, a birth's, an inlined keeper's are kept by design), then
+ *    the most recent.
  * The pair's confidence says which rule decided. The last three rules pass
  * over a reference that a function still running above the put took (it
  * releases its own: a put in its callees releases another), and, while
  * there is another, over the second of two references one call took on the
  * object at once (an extra get is the likely leak). At the end, those are
- * also the first references told leaked.
+ * also the first references told leaked; then, where the scan at exit
+ * counts fewer pointers than references, the gets of the sites that
+ * released the least share of theirs (release_share.h), births last.
  *
  * The likely extra put of a lifetime (named by its over-release or double
  * put) is a put by a function that has just released the reference it took

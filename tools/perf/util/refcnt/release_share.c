@@ -2,10 +2,9 @@
 /*
  * The release share of perf refcnt's call sites: see release_share.h.
  */
-#include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <linux/err.h>
-#include <linux/kernel.h>
 #include <linux/zalloc.h>
 
 #include "../hashmap.h"
@@ -17,7 +16,7 @@ struct refcnt_release_share {
 	struct hashmap	*sites;		/* type and site -> counts */
 };
 
-#define SHARE__MAX	0xffffffffUL
+#define SHARE__MAX	UINT32_MAX
 
 struct refcnt_release_share *refcnt_release_share__new(void)
 {
@@ -77,18 +76,4 @@ bool refcnt_release_share__get(const struct refcnt_release_share *rs, u8 type, u
 	*taken = value >> 32;
 	*released = value & SHARE__MAX;
 	return *taken;
-}
-
-int refcnt_release_share__cmp(const struct refcnt_release_share *rs, u8 type, u64 a, u64 b)
-{
-	u32 ta, ra, tb, rb;
-	u64 la, lb;
-
-	if (!refcnt_release_share__get(rs, type, a, &ta, &ra) ||
-	    !refcnt_release_share__get(rs, type, b, &tb, &rb))
-		return 0;
-	/* ra / ta against rb / tb, exact in 64 bits */
-	la = (u64)ra * tb;
-	lb = (u64)rb * ta;
-	return la < lb ? -1 : la > lb;
 }

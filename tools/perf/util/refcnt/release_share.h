@@ -17,7 +17,11 @@
  * A site is the reference's call in the function that owns it (a
  * lookup's caller: struct refcnt_ref's owner_site), or the get's own call
  * site. Sites are keyed per type, by address, as the pairs model keys
- * its functions. Two counts of 32 bits each, saturated.
+ * its functions, not by address space: forks run the same code at the
+ * same addresses, and two exec'd images sharing a site address mix their
+ * counts, which only weighs an order. Two counts of 32 bits each,
+ * saturated, packed in a hashmap value (64 bits: perf refcnt is 64-bit
+ * only, as its scan at exit is).
  */
 
 #include <stdbool.h>
@@ -37,11 +41,5 @@ void refcnt_release_share__release(struct refcnt_release_share *rs, u8 type, u64
 /* The counts of @site: false if it took none. */
 bool refcnt_release_share__get(const struct refcnt_release_share *rs, u8 type, u64 site,
 			       u32 *taken, u32 *released);
-
-/*
- * Compare what two sites kept: < 0 if @a released a smaller share of its
- * references than @b, > 0 if a larger, 0 if the same (or either took none).
- */
-int refcnt_release_share__cmp(const struct refcnt_release_share *rs, u8 type, u64 a, u64 b);
 
 #endif /* __PERF_REFCNT_RELEASE_SHARE_H */
