@@ -80,7 +80,8 @@ fi
 wait $recorder
 rc=$?
 if [ $rc -ne 0 ]; then
-	fail "record -p exited $rc: $(tail -n 2 "$tmpdir/err")"
+	fail "record -p exited $rc; its stderr:"
+	cat "$tmpdir/err"
 else
 	refcnt_buggy_findings > "$tmpdir/expected"
 	refcnt_findings "$tmpdir/pid.data" > "$tmpdir/found"

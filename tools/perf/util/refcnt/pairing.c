@@ -901,9 +901,13 @@ static bool lifetime__pick_recent(struct refcnt_lifetime *lt, const struct refcn
 {
 	struct keep_arg arg = { .ev = ev, .keep = keep, .not_escaped = same_thread && !keep };
 
+	/*
+	 * Not bounded as the common caller's pick is: the keepers are the
+	 * oldest (a birth, an insert), under as many gone owners' references
+	 * as a leak left; the pick below walks as far for what it passes over
+	 */
 	if (arg.not_escaped) {
-		*pick = refcnt_refset__pick_recent_max(&lt->refs, ev->tid, ref__kept_no_more, &arg,
-						       REFCNT_HANDED_RECENT);
+		*pick = refcnt_refset__pick_recent(&lt->refs, ev->tid, ref__kept_no_more, &arg);
 		if (*pick != REFSET_NONE)
 			return true;
 		arg.not_escaped = false;

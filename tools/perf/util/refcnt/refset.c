@@ -458,10 +458,3 @@ u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
 	}
 	return REFSET_NONE;
 }
-
-u32 refcnt_refset__pick_recent_max(struct refcnt_refset *set, u32 tid,
-				   bool (*ok)(const struct refcnt_ref *ref, const void *arg),
-				   const void *arg, u32 max)
-{
-	return refcnt_refset__pick_frame_recent(set, REFSET_BY_TID, (u64)tid + 1, ok, arg, max);
-}

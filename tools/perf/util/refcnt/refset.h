@@ -97,12 +97,4 @@ u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
 			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
 			       const void *arg);
 
-/*
- * The same for thread @tid, looking at no more than its @max most recent
- * references (refcnt_refset__pick_frame_recent()).
- */
-u32 refcnt_refset__pick_recent_max(struct refcnt_refset *set, u32 tid,
-				   bool (*ok)(const struct refcnt_ref *ref, const void *arg),
-				   const void *arg, u32 max);
-
 #endif /* __PERF_REFCNT_REFSET_H */
