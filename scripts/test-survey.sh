@@ -218,6 +218,45 @@ judge "the audit failed, the sanitizer found" no-verdict:"the audit failed" leak
 judge "the audit was killed" no-verdict:"the audit was killed" - 0 killed
 judge "an unknown audit status" no-verdict:"the audit's status is unknown" - 0 "" "$leak_row"
 
+# The second and third rows (survey-false-rows.sh): a report's rows
+# after a first one that agrees, each backed by the sanitizer or false.
+top=$root
+# shellcheck source=scripts/survey-false-rows.sh
+. "$root/scripts/survey-false-rows.sh"
+
+# rows CASE WANT REPORT SAID FINDINGS...: false_rows() of an audit with
+# FINDINGS and the sanitizer's REPORT, whose first line was SAID, is WANT
+rows() {
+	local name=$1 want=$2 report=$3 said=$4 got
+
+	shift 4
+	mkdir -p "$tmp/rows/audit" "$tmp/rows/asan"
+	printf '%s\n' "$@" > "$tmp/rows/audit/findings"
+	cp "$tmp/$report" "$tmp/rows/asan/report"
+	got=$(false_rows "$tmp/rows" "$said")
+	cases=$((cases + 1))
+	[ "$got" = "$want" ] && return 0
+	echo "FAILED: $name: false rows '$got', not '$want'"
+	err=1
+}
+
+said_leak='leak map maps__find 2 2'
+rows "a second row LSan names" "" leak_report "$said_leak" "$owner_leak" "$leak_row"
+rows "a second row, an owner on LSan's stack" "" leak_report "$said_leak" \
+	"$leak_row" "$owner_leak"
+rows "a second row on no stack of LSan's" "leak map thread__find_map" leak_report \
+	"$said_leak" "$leak_row" "$not_on_stack"
+rows "a second row on LSan's stack, not its owner" \
+	"leak map report_lock_contention_begin_event" leak_report "$said_leak" \
+	"$leak_row" "${owner_leak%,*},left outstanding"
+# a site's second row is no row of its own; main is on LSan's stack
+rows "a fourth row is not judged" "" leak_report "$said_leak" "$leak_row" "$owner_leak" \
+	"$split_b" "${owner_leak/report_lock_contention_begin_event/main}" "$not_on_stack"
+rows "a double put after a leak ASan did not see" "double put cpu_map perf_pmu__delete" \
+	leak_report "$said_leak" "$leak_row" "$double_put"
+rows "after an ASan error, nothing judged" "" uaf_report \
+	"use after free cpu_map perf_pmu__delete - -" "$double_put" "$not_on_stack"
+
 if [ $err -eq 0 ]; then
 	echo "survey self-test: $cases cases pass"
 fi
