@@ -751,13 +751,6 @@ static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt
 	return pick;
 }
 
-/*
- * The reference taken in the function of the put, else one handed to it
- * (machine__resolve() puts the thread machine__findnew_thread() returned
- * it, not the one thread__find_map() stored in its addr_location), else
- * one taken in the closest call made from it, passing over the second
- * reference of a call that took two while that call made another.
- */
 /* Did the put's inlined function keep @ref, on the put's thread? */
 static bool ref__scope_kept(const struct refcnt_ref *ref, const void *arg)
 {
@@ -766,6 +759,13 @@ static bool ref__scope_kept(const struct refcnt_ref *ref, const void *arg)
 	return ref->scope_keeps && ref->tid == ev->tid;
 }
 
+/*
+ * The reference taken in the function of the put, else one handed to it
+ * (machine__resolve() puts the thread machine__findnew_thread() returned
+ * it, not the one thread__find_map() stored in its addr_location), else
+ * one taken in the closest call made from it, passing over the second
+ * reference of a call that took two while that call made another.
+ */
 static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
 				  u32 *pick)
 {
