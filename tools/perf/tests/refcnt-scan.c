@@ -282,6 +282,7 @@ struct syn {
 	u64		*data, *libc;
 	u32		nr_roots;
 	struct refcnt_scan scan;
+	const struct refcnt_scan_type *types;	/* NULL: syn_types */
 };
 
 static const struct refcnt_scan_type syn_types[REFCNT_TYPE__MAX_NR] = {
@@ -398,7 +399,8 @@ static int syn__scan(struct syn *syn, const struct refcnt_scan_limits *limits,
 
 	for (u32 i = 0; i < nr_more && nr < ARRAY_SIZE(maps); i++)
 		maps[nr++] = more[i];
-	err = refcnt_scan__mappings(&syn->scan, maps, nr, NULL, 0, 0, syn_types, limits);
+	err = refcnt_scan__mappings(&syn->scan, maps, nr, NULL, 0, 0,
+				    syn->types ?: syn_types, limits);
 	pr_debug("scan: %d, %s, partial %#x, %u read, %u skipped (%" PRIu64
 		 " bytes), %u walks failed, %" PRIu64 " blocks, %u objects, %" PRIu64 " ns\n", err,
 		 refcnt_scan_status__name(r->status), r->partial, r->regions_read,
@@ -781,5 +783,110 @@ int test__refcnt_scan_damaged_arena(struct test_suite *test __maybe_unused,
 		ret = syn__damaged_arena(syn, &arena);
 	syn__delete(syn);
 	free(arena.mem);
+	return ret;
+}
+
+/*
+ * A holder that keeps two arrays of pointers, of @alloc elements each, of
+ * which @nr are in use (as struct maps keeps its maps by address and by
+ * name): 96 bytes, a size no struct scan_object's chunk fits.
+ */
+struct scan_holder {
+	u64	magic;
+	int	refcnt;
+	u32	nr, alloc, unused;
+	u64	by_address, by_name;
+	char	pad[56];
+};
+
+#define SYN_ARRAY_ALLOC	6	/* elements: a chunk of 64 bytes */
+
+static const struct refcnt_scan_type syn_holder_types[REFCNT_TYPE__MAX_NR] = {
+	[0] = { .size = sizeof(struct scan_object),
+		.refcnt_offset = offsetof(struct scan_object, refcnt), .nr_offset = -1 },
+	[1] = { .size = sizeof(struct scan_holder),
+		.refcnt_offset = offsetof(struct scan_holder, refcnt), .nr_offset = -1,
+		.nr_arrays = 2,
+		.array_offset = { offsetof(struct scan_holder, by_address),
+				  offsetof(struct scan_holder, by_name) },
+		.array_nr_offset = offsetof(struct scan_holder, nr),
+		.array_alloc_offset = offsetof(struct scan_holder, alloc) },
+};
+
+/* A scan_holder of @nr elements in use, its arrays @by_address, @by_name. */
+static u64 syn_heap__holder(struct syn_heap *h, u32 nr, u64 by_address, u64 by_name)
+{
+	struct scan_holder o = { .magic = SCAN_OBJECT_MAGIC, .refcnt = 1, .nr = nr,
+				 .alloc = SYN_ARRAY_ALLOC,
+				 .by_address = by_address, .by_name = by_name };
+	u64 obj = syn_heap__chunk(h, 112) + 16;
+
+	memcpy(syn_heap__word(h, obj), &o, sizeof(o));
+	return obj;
+}
+
+/* An array of @nr words @elems, in a chunk of SYN_ARRAY_ALLOC: its address. */
+static u64 syn_heap__array(struct syn_heap *h, const u64 *elems, int nr)
+{
+	u64 arr = syn_heap__chunk(h, 64) + 16;
+
+	for (int i = 0; i < nr && i < SYN_ARRAY_ALLOC; i++)
+		*syn_heap__word(h, arr + 8 * i) = elems[i];
+	return arr;
+}
+
+/*
+ * Objects A, B, C and three holders, all roots. The first has 2 elements
+ * in use, by address [A, B, B] and by name [B, A, C]: the last slot of
+ * each is stale, what a removal left (B's, C's only pointer). The second's
+ * length is past its allocation, garbage: its [A] is scanned whole, and
+ * its pointer into the middle of a block is no array. The third's one
+ * element is [A, 5, C]: the 5 makes the array look like an object, whose
+ * stale words its holder still leaves out.
+ */
+static int syn__arrays(struct syn *syn)
+{
+	struct syn_heap *h = &syn->heap;
+	const struct refcnt_scan_object *o;
+	u64 obj[3], holder[3];
+
+	for (int i = 0; i < 3; i++)
+		obj[i] = syn_heap__object(h);
+	holder[0] = syn_heap__holder(h, 2,
+				     syn_heap__array(h, (u64[]){ obj[0], obj[1], obj[1] }, 3),
+				     syn_heap__array(h, (u64[]){ obj[1], obj[0], obj[2] }, 3));
+	holder[1] = syn_heap__holder(h, SYN_ARRAY_ALLOC + 1,
+				     syn_heap__array(h, (u64[]){ obj[0] }, 1), obj[1] + 8);
+	holder[2] = syn_heap__holder(h, 1, syn_heap__array(h, (u64[]){ obj[0], 5, obj[2] }, 3),
+				     0);
+	syn_heap__top(h);
+	for (int i = 0; i < 3; i++)
+		syn__root(syn, holder[i]);
+	syn->types = syn_holder_types;
+
+	TEST_ASSERT_VAL("scan", !syn__scan(syn, NULL, NULL, 0));
+	TEST_ASSERT_VAL("done, whole", syn->scan.result.status == REFCNT_SCAN__DONE &&
+			!syn->scan.result.partial);
+	TEST_ASSERT_VAL("objects, one an array", syn->scan.result.nr_objects == 7);
+	o = scan__find(&syn->scan, obj[0]);
+	TEST_ASSERT_VAL("A: in use in four arrays", o && o->reachable && o->words == 4);
+	o = scan__find(&syn->scan, obj[1]);
+	TEST_ASSERT_VAL("B: in use in two, stale in one", o && o->reachable && o->words == 2);
+	o = scan__find(&syn->scan, obj[2]);
+	TEST_ASSERT_VAL("C: only stale", o && !o->reachable && !o->words);
+	o = scan__find(&syn->scan, holder[0]);
+	TEST_ASSERT_VAL("the holder", o && o->reachable && o->words == 1);
+	return TEST_OK;
+}
+
+int test__refcnt_scan_arrays(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
+{
+	struct syn *syn = syn__new();
+	int ret;
+
+	if (!syn)
+		return TEST_FAIL;
+	ret = syn__arrays(syn);
+	syn__delete(syn);
 	return ret;
 }

@@ -57,6 +57,7 @@ int test__refcnt_scan_bad_size(struct test_suite *test, int subtest);
 int test__refcnt_scan_negative_size(struct test_suite *test, int subtest);
 int test__refcnt_scan_fastbin_cycle(struct test_suite *test, int subtest);
 int test__refcnt_scan_damaged_arena(struct test_suite *test, int subtest);
+int test__refcnt_scan_arrays(struct test_suite *test, int subtest);
 int test__refcnt_scan_out_of_time(struct test_suite *test, int subtest);
 int test__refcnt_scan_coverage(struct test_suite *test, int subtest);
 

@@ -153,6 +153,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_scan_fastbin_cycle),
 	TEST_CASE("refcnt scan: a damaged arena heap keeps its blocks before the damage",
 		  refcnt_scan_damaged_arena),
+	TEST_CASE("refcnt scan: an array's slots past its length in use are no references",
+		  refcnt_scan_arrays),
 	TEST_CASE("refcnt scan: out of time (1 ns, 1 ms): done, with what it had",
 		  refcnt_scan_out_of_time),
 	TEST_CASE("refcnt scan: unreadable and over-budget mappings left out, and said",

@@ -907,6 +907,35 @@ static int die__flexible_array_elem(Dwarf_Die *die)
 	return max(dwarf_bytesize(&elem), 0);
 }
 
+/*
+ * The arrays of pointers of @spec in the structure at @die, with their
+ * lengths' members: none unless all of them are members of it.
+ */
+static void die__arrays(Dwarf_Die *die, const struct refcnt_type_spec *spec,
+			struct refcnt_scan_type *st)
+{
+	Dwarf_Die member;
+	Dwarf_Word offs;
+	u32 nr = 0;
+
+	st->nr_arrays = 0;
+	if (!spec->arrays_nr || !die_find_member(die, spec->arrays_nr, &member) ||
+	    die_get_data_member_location(&member, &offs))
+		return;
+	st->array_nr_offset = offs;
+	if (!spec->arrays_alloc || !die_find_member(die, spec->arrays_alloc, &member) ||
+	    die_get_data_member_location(&member, &offs))
+		return;
+	st->array_alloc_offset = offs;
+	for (int i = 0; i < REFCNT_SPEC__MAX_ARRAYS && spec->arrays[i]; i++) {
+		if (!die_find_member(die, spec->arrays[i], &member) ||
+		    die_get_data_member_location(&member, &offs))
+			return;
+		st->array_offset[nr++] = offs;
+	}
+	st->nr_arrays = nr;
+}
+
 static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 {
 	const char *name = dwarf_diename(die);
@@ -940,6 +969,7 @@ static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 			    die_find_member(die, spec->nr_member, &member) &&
 			    !die_get_data_member_location(&member, &offs))
 				st->nr_offset = offs;
+			die__arrays(die, spec, st);
 		}
 	}
 }

@@ -291,9 +291,9 @@ static int refcnt_record__install(const struct refcnt_record_opts *opts, const c
 	for (unsigned int t = 0; t < refcnt_type_specs__nr; t++) {
 		const struct refcnt_scan_type *st = &refcnt_probes.scan_types[t];
 
-		pr_debug("scan: %s: %u bytes, refcount at %d, flexible array of %u-byte elements, length at %d\n",
+		pr_debug("scan: %s: %u bytes, refcount at %d, flexible array of %u-byte elements, length at %d, %u arrays, length at %u of %u\n",
 			 refcnt_type_specs[t].name, st->size, st->refcnt_offset, st->elem_size,
-			 st->nr_offset);
+			 st->nr_offset, st->nr_arrays, st->array_nr_offset, st->array_alloc_offset);
 	}
 
 	snprintf(group, size, REFCNT_GROUP_PREFIX "%d", getpid());

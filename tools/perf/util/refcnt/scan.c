@@ -80,6 +80,7 @@ struct block {
 	 * asked: the rest of the chunk is stale, what its last user left.
 	 */
 	u32		used;
+	bool		bounded;	/* @used bounds it even when 0: an array */
 	u32		first_object;	/* index + 1 in the objects found, 0: none */
 	u8		nr_objects;
 	u8		reached;	/* enum refcnt_scan_reach */
@@ -963,7 +964,7 @@ static u64 block__scan_len(const struct block *b)
 {
 	u64 len = b->end - b->addr;
 
-	return b->used ? min_t(u64, len, b->used) : len;
+	return b->used || b->bounded ? min_t(u64, len, b->used) : len;
 }
 
 /*
@@ -1012,6 +1013,49 @@ static void scanner__find_objects(struct scanner *s)
 				return;
 			}
 			block__use(b, st, size, csize);
+		}
+	}
+}
+
+/*
+ * The arrays that the objects found keep (refcnt_scan_type.nr_arrays):
+ * only their elements in use are scanned. A slot past them is what a
+ * removal that slid the later elements down left there: no reference, and
+ * no pointer either (RC_CHK's perf has freed what it points to). An array
+ * is a block of the size its holder allocated, which may look like an
+ * object too (a stale pointer's high half is a plausible refcount): its
+ * holder says what it is. Lengths that make no sense leave it as it is.
+ */
+static void scanner__bound_arrays(struct scanner *s)
+{
+	for (u32 i = 0; i < s->nr_objects; i++) {
+		const struct refcnt_scan_object *o = &s->objects[i];
+		const struct refcnt_scan_type *st = &s->types[o->type];
+		const struct block *b = scanner__block(s, o->addr);
+		u32 nr, alloc;
+
+		/* find_objects() saw the object's size in its block */
+		if (!b || !st->nr_arrays || st->nr_arrays > REFCNT_SPEC__MAX_ARRAYS ||
+		    (u64)st->array_nr_offset + sizeof(nr) > st->size ||
+		    (u64)st->array_alloc_offset + sizeof(alloc) > st->size)
+			continue;
+		memcpy(&nr, b->data + st->array_nr_offset, sizeof(nr));
+		memcpy(&alloc, b->data + st->array_alloc_offset, sizeof(alloc));
+		if (!alloc || nr > alloc || alloc > REFCNT_FLEX_MAX)
+			continue;
+		for (u32 a = 0; a < st->nr_arrays; a++) {
+			struct block *arr;
+			u64 addr;
+
+			if ((u64)st->array_offset[a] + sizeof(addr) > st->size)
+				continue;
+			addr = word(b->data + st->array_offset[a]);
+			arr = scanner__block(s, addr);
+			if (!arr || arr->free || arr->addr != addr ||
+			    !chunk__fits(block__chunk_size(arr), (u64)alloc * 8))
+				continue;
+			arr->used = nr * 8;
+			arr->bounded = true;
 		}
 	}
 }
@@ -1267,6 +1311,7 @@ static int scanner__run(struct scanner *s, const struct refcnt_scan_mapping *map
 		return 0;
 	}
 	scanner__find_objects(s);
+	scanner__bound_arrays(s);
 	s->stack = calloc(s->nr_blocks + 1, sizeof(*s->stack));
 	if (!s->stack)
 		return -ENOMEM;

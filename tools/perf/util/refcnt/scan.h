@@ -57,6 +57,15 @@ struct refcnt_scan_type {
 	s32	nr_offset;
 	u32	elem_size;
 	u32	tail_size;	/* some are allocated with a struct of this size after */
+	/*
+	 * the pointers at @array_offset[0 .. @nr_arrays) are arrays of their
+	 * own allocation, of as many elements as the unsigned int at
+	 * @array_alloc_offset says, of which the one at @array_nr_offset are
+	 * in use: only those words are scanned
+	 */
+	u32	nr_arrays;
+	u32	array_offset[REFCNT_SPEC__MAX_ARRAYS];
+	u32	array_nr_offset, array_alloc_offset;
 };
 
 /* How an object found is reached (refcnt_scan_object.reachable). */

@@ -34,6 +34,9 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 	},
 	{
 		.name = "maps", .struct_name = "maps", .member = "refcnt",
+		/* __maps__remove() leaves the last slot of each as it was */
+		.arrays = { "maps_by_address", "maps_by_name" },
+		.arrays_nr = "nr_maps", .arrays_alloc = "nr_maps_allocated",
 		.funcs = {
 			[REFCNT_OP__BORN] = { "maps__new" },
 			[REFCNT_OP__GET]  = { "maps__get" },

@@ -20,6 +20,7 @@ enum refcnt_op {
 };
 
 #define REFCNT_SPEC__MAX_FUNCS	4
+#define REFCNT_SPEC__MAX_ARRAYS	2
 #define REFCNT_TYPE__MAX_NR	16	/* types a recording can hold */
 
 struct refcnt_type_spec {
@@ -28,6 +29,15 @@ struct refcnt_type_spec {
 	const char *member;		/* its refcount_t member */
 	const char *nr_member;		/* the length of its flexible array, if any */
 	const char *tail_struct;	/* a struct some objects are allocated with */
+	/*
+	 * Arrays of pointers the object keeps, each its own allocation of
+	 * @arrays_alloc elements, of which the first @arrays_nr are in use
+	 * (unsigned int members): removing an element slides the later ones
+	 * down and leaves the last slot as it was, a stale pointer that is no
+	 * reference.
+	 */
+	const char *arrays[REFCNT_SPEC__MAX_ARRAYS];
+	const char *arrays_nr, *arrays_alloc;
 	const char *funcs[REFCNT_OP__MAX][REFCNT_SPEC__MAX_FUNCS];
 };
 
