@@ -18,8 +18,12 @@
 #include "util/refcnt/findings.h"
 #include "util/refcnt/handoff.h"
 #include "util/refcnt/inline_scope.h"
+#include "util/addr_location.h"
+#include "util/event.h"
 #include "util/machine.h"
+#include "util/map_symbol.h"
 #include "util/maps.h"
+#include "util/thread.h"
 
 /*
  * A container's remove releases the reference its insert took, and a
@@ -250,30 +254,51 @@ int test__refcnt_attribution_releases_nothing(struct test_suite *test __maybe_un
 	return TEST_OK;
 }
 
-/* The types perf's own function at @fn hands on, from this binary's DWARF. */
-static int handoff__own(const struct refcnt_handoff *h, void *fn, u16 *types)
+/* The address in this binary of perf's own function at @fn, or 0. */
+static u64 handoff__addr(void *fn)
 {
 	struct link_map *lm = NULL;
 	Dl_info info;
 
 	/* the load bias: the function's address in the binary is fn - bias */
 	if (!dladdr1(fn, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return 0;
+	return (u64)(uintptr_t)fn - lm->l_addr;
+}
+
+/* The types perf's own function at @fn hands on, from this binary's DWARF. */
+static int handoff__own(const struct refcnt_handoff *h, void *fn, u16 *types)
+{
+	u64 addr = handoff__addr(fn);
+
+	if (!addr)
 		return -1;
-	*types = refcnt_handoff__types(h, (u64)(uintptr_t)fn - lm->l_addr);
+	*types = refcnt_handoff__types(h, addr);
 	return 0;
+}
+
+/* The holders of @type of perf's own function at @fn. */
+static u64 handoff__own_holders(const struct refcnt_handoff *h, void *fn, u8 type)
+{
+	u64 addr = handoff__addr(fn);
+
+	return addr ? refcnt_handoff__holders(h, addr, type) : 0;
 }
 
 /*
  * What perf's own DWARF says: maps__find() and machine__findnew_thread()
  * hand a reference to their caller, machine__process_comm_event() does
- * not (it returns int, and has no pointer-to-pointer parameter).
+ * not (it returns int, and has no pointer-to-pointer parameter). Of maps,
+ * thread__find_map() and addr_location__exit() take a pointer to the same
+ * holder, an addr_location; map_symbol__exit() to another, a map_symbol.
  */
 static int test__handoff_dwarf(void)
 {
 	const u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
 	const u8 thread = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
 	struct refcnt_handoff *h = refcnt_handoff__new("/proc/self/exe");
-	u16 find, findnew, comm;
+	u64 fill, al_exit, ms_exit;
+	u16 find = 0, findnew = 0, comm = 0;
 	int err;
 
 	if (!h) {
@@ -283,7 +308,14 @@ static int test__handoff_dwarf(void)
 	err = handoff__own(h, maps__find, &find) ||
 	      handoff__own(h, machine__findnew_thread, &findnew) ||
 	      handoff__own(h, machine__process_comm_event, &comm);
+	fill = handoff__own_holders(h, thread__find_map, map);
+	al_exit = handoff__own_holders(h, addr_location__exit, map);
+	ms_exit = handoff__own_holders(h, map_symbol__exit, map);
 	refcnt_handoff__delete(h);
+	pr_debug("holders of maps: thread__find_map %#" PRIx64 ", addr_location__exit %#" PRIx64
+		 ", map_symbol__exit %#" PRIx64 "\n", fill, al_exit, ms_exit);
+	TEST_ASSERT_VAL("an addr_location holds maps", al_exit && (fill & al_exit));
+	TEST_ASSERT_VAL("a map_symbol is another holder", ms_exit && !(ms_exit & al_exit));
 	TEST_ASSERT_VAL("addresses", !err);
 	pr_debug("maps__find %#x, machine__findnew_thread %#x, machine__process_comm_event %#x\n",
 		 find, findnew, comm);
@@ -1147,5 +1179,38 @@ int test__refcnt_attribution_scope_keeper(struct test_suite *test __maybe_unused
 				c.findings[i].why == REFCNT_WHY__OWNER &&
 				refcnt_finding__site(&c.findings[i])->caller == FN_Y);
 	}
+	return TEST_OK;
+}
+
+/*
+ * A teardown releases what a holder its function takes a pointer to holds:
+ * R (__maps__remove()) puts the reference I (__maps__insert()) stored in
+ * a holder of the same kind (bit 1), not the one H stored elsewhere after
+ * it, though nothing else, no call tree, relates the put to either. The
+ * birth's and H's are left.
+ */
+int test__refcnt_attribution_holder_teardown(struct test_suite *test __maybe_unused,
+					     int subtest __maybe_unused)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, X, 0x10, 1, 1),	/* I, inserting */
+		EV(12, GET,  OBJ_A, H, 0x10, 1, 2),
+		EV(20, PUT,  OBJ_A, P, 0x10, 1, 3),	/* R, removing */
+	};
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+		evs[i].up[0] = evs[i].op == REFCNT_OP__PUT ? FN_W : FN_MAIN;
+	}
+	evs[1].holders = 2;
+	evs[2].holders = 4;
+	evs[3].holders = 2 | 8;
+	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+	TEST_ASSERT_VAL("R releases I's",
+			c.steps[3].confidence == REFCNT_PAIR__HOLDER &&
+			stream__ref_is(&c.steps[3].paired, FN_X + 0x10));
 	return TEST_OK;
 }

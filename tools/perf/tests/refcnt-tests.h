@@ -41,6 +41,7 @@ int test__refcnt_attribution_least_released(struct test_suite *test, int subtest
 int test__refcnt_attribution_escaped(struct test_suite *test, int subtest);
 int test__refcnt_attribution_scope_keeper(struct test_suite *test, int subtest);
 int test__refcnt_attribution_common_not_kept(struct test_suite *test, int subtest);
+int test__refcnt_attribution_holder_teardown(struct test_suite *test, int subtest);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);
 int test__refcnt_attribution_cached_lookup(struct test_suite *test, int subtest);

@@ -137,6 +137,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_scope_keeper),
 	TEST_CASE("refcnt attribution: a common caller's tree releases what is kept last",
 		  refcnt_attribution_common_not_kept),
+	TEST_CASE("refcnt attribution: a remove releases what an insert in its holder kept",
+		  refcnt_attribution_holder_teardown),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt scan: arenas grown past a heap, mmapped chunks side by side",

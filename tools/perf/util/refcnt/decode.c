@@ -186,6 +186,7 @@ struct refcnt_caller {
 	struct refcnt_space_addr site;	/* first: the hashmap's key */
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
+	u64	holders[REFCNT_TYPE__MAX_NR];	/* per type, handoff.h */
 	bool	inlines_known;		/* @scope was looked up */
 	/* the innermost inlined function holding the site; key 0: none */
 	struct refcnt_inline_frame scope;
@@ -251,6 +252,8 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 		dh = decoder__dso(d, map__dso(al.map), inlines);
 		c->key = map__unmap_ip(al.map, al.sym->start);
 		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
+		for (int t = 0; dh && t < REFCNT_TYPE__MAX_NR; t++)
+			c->holders[t] = refcnt_handoff__holders(dh->handoff, al.sym->start, t);
 		if (inlines && dh) {
 			/* the address in the binary, as its DWARF has it */
 			u64 vaddr = map__rip_2objdump(al.map, map__map_ip(al.map, addr));
@@ -379,6 +382,16 @@ static void decoder__owner(struct refcnt_decoder *d, struct refcnt_event *ev, u1
 	}
 }
 
+/* A reference handed to its owner is stored in the owner's holders, if anywhere. */
+static void decoder__owner_holders(struct refcnt_decoder *d, struct perf_sample *sample,
+				   struct refcnt_event *ev)
+{
+	const struct refcnt_caller *c = decoder__site(d, sample, ev->space, ev->owner_site,
+						      true, false);
+
+	ev->holders = c && ev->type < REFCNT_TYPE__MAX_NR ? c->holders[ev->type] : 0;
+}
+
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, u64 space)
 {
 	struct ip_callchain *chain = sample->callchain;
@@ -413,6 +426,7 @@ static u16 decoder__function(struct refcnt_decoder *d, struct perf_sample *sampl
 		return 0;
 	ev->caller = c->key;
 	ev->hands_on = c->handoff & (1U << ev->type);
+	ev->holders = ev->type < REFCNT_TYPE__MAX_NR ? c->holders[ev->type] : 0;
 	if (c->scope.key) {
 		ev->scope = c->scope.key;
 		ev->scope_keeps = takes && !(c->scope.handoff & (1U << ev->type));
@@ -480,5 +494,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	decoder__up(d, sample, ev, re->site ? 1 : 0);
 	if (ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET)
 		decoder__owner(d, ev, handoff, re->site ? 1 : 0);
+	if (ev->owner)
+		decoder__owner_holders(d, sample, ev);
 	return 0;
 }

@@ -11,6 +11,7 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <linux/err.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "../debug.h"
@@ -21,9 +22,33 @@
 #include "hash.h"
 #include "spec.h"
 
-struct refcnt_handoff {
-	struct hashmap	*types;		/* function's address -> types it hands on */
+/* struct ids of holders, by name: more structs than that hold nothing */
+#define HANDOFF_MAX_HOLDERS	64
+/* levels of structs embedded in a holder that are holders too */
+#define HANDOFF_EMBED_DEPTH	2
+
+/* What the table knows of one function. */
+struct handoff_fn {
+	u16	handoff;			/* the types it hands on */
+	u64	holders[REFCNT_TYPE__MAX_NR];	/* per type: ids of its holders */
 };
+
+struct refcnt_handoff {
+	struct hashmap	*fns;		/* function's address -> struct handoff_fn * */
+	/* while the table is made: struct name (DWARF's string) -> id + 1 */
+	struct hashmap	*ids;
+	u32		nr_ids;
+};
+
+static size_t handoff__name_hash(long key, void *ctx __maybe_unused)
+{
+	return str_hash((const char *)key);
+}
+
+static bool handoff__name_equal(long a, long b, void *ctx __maybe_unused)
+{
+	return !strcmp((const char *)a, (const char *)b);
+}
 
 int refcnt_die__pointed_type(Dwarf_Die *die, int depth)
 {
@@ -69,21 +94,107 @@ u16 refcnt_die__handoff(Dwarf_Die *sp)
 	return mask;
 }
 
+/* The id of holder struct @name, or -1 (no name, or too many). */
+static int handoff__id(struct refcnt_handoff *h, const char *name)
+{
+	long id;
+
+	if (!name)
+		return -1;
+	if (hashmap__find(h->ids, name, &id))
+		return id - 1;
+	if (h->nr_ids >= HANDOFF_MAX_HOLDERS ||
+	    hashmap__add(h->ids, name, (long)h->nr_ids + 1))
+		return -1;
+	return h->nr_ids++;
+}
+
+/*
+ * The audited types struct @die holds: members that point to one (struct
+ * map *) or to an array of such pointers (struct map **), and those of the
+ * structs it embeds (an addr_location's, a map_symbol's), to @depth
+ * levels. Each struct that holds a type, embedded ones too, is one of its
+ * holders: its id in @held[type].
+ */
+static u16 handoff__struct(struct refcnt_handoff *h, Dwarf_Die *die, int depth, u64 *held)
+{
+	Dwarf_Die member, type;
+	u16 types = 0;
+	int t, id;
+
+	if (dwarf_child(die, &member))
+		return 0;
+	do {
+		if (dwarf_tag(&member) != DW_TAG_member || !die_get_real_type(&member, &type))
+			continue;
+		t = refcnt_die__pointed_type(&type, 1);
+		if (t < 0)
+			t = refcnt_die__pointed_type(&type, 2);
+		if (t >= 0) {
+			types |= 1U << t;
+			continue;
+		}
+		/* an array of structs holds what one does */
+		if (dwarf_tag(&type) == DW_TAG_array_type && !die_get_real_type(&type, &type))
+			continue;
+		if (depth > 0 && dwarf_tag(&type) == DW_TAG_structure_type)
+			types |= handoff__struct(h, &type, depth - 1, held);
+	} while (!dwarf_siblingof(&member, &member));
+
+	id = types ? handoff__id(h, dwarf_diename(die)) : -1;
+	for (t = 0; id >= 0 && t < REFCNT_TYPE__MAX_NR; t++) {
+		if (types & (1U << t))
+			held[t] |= 1ULL << id;
+	}
+	return types;
+}
+
+/* The holders of the function of subprogram DIE @sp, per type, in @held. */
+static void handoff__holders(struct refcnt_handoff *h, Dwarf_Die *sp, u64 *held)
+{
+	Dwarf_Die param, type, target;
+
+	if (dwarf_child(sp, &param))
+		return;
+	do {
+		if (dwarf_tag(&param) != DW_TAG_formal_parameter ||
+		    !die_get_real_type(&param, &type) || dwarf_tag(&type) != DW_TAG_pointer_type ||
+		    !die_get_real_type(&type, &target) ||
+		    dwarf_tag(&target) != DW_TAG_structure_type)
+			continue;
+		handoff__struct(h, &target, HANDOFF_EMBED_DEPTH, held);
+	} while (!dwarf_siblingof(&param, &param));
+}
+
 static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 {
+	struct handoff_fn fn, *copy;
 	Dwarf_Die die;
 	Dwarf_Addr lo;
-	u16 mask;
 
 	if (dwarf_child(cu, &die))
 		return 0;
 	do {
+		bool any = false;
+
 		/* the entry: low_pc, or the first range of a split function */
 		if (dwarf_tag(&die) != DW_TAG_subprogram || die_entrypc(&die, &lo))
 			continue;
-		mask = refcnt_die__handoff(&die);
-		if (mask && hashmap__set(h->types, lo, mask, NULL, NULL))
+		memset(&fn, 0, sizeof(fn));
+		fn.handoff = refcnt_die__handoff(&die);
+		handoff__holders(h, &die, fn.holders);
+		for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
+			any |= !!fn.holders[t];
+		if (!fn.handoff && !any)
+			continue;
+		copy = memdup(&fn, sizeof(fn));
+		if (!copy)
 			return -ENOMEM;
+		if (hashmap__set(h->fns, lo, copy, NULL, &copy)) {
+			free(copy);
+			return -ENOMEM;
+		}
+		free(copy);	/* the one it replaced, if any */
 	} while (!dwarf_siblingof(&die, &die));
 	return 0;
 }
@@ -100,8 +211,13 @@ struct refcnt_handoff *refcnt_handoff__new(const char *path)
 	h = zalloc(sizeof(*h));
 	if (!h)
 		goto out;
-	h->types = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
-	if (IS_ERR(h->types)) {
+	h->fns = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	h->ids = hashmap__new(handoff__name_hash, handoff__name_equal, NULL);
+	if (IS_ERR(h->fns) || IS_ERR(h->ids)) {
+		if (!IS_ERR(h->fns))
+			hashmap__free(h->fns);
+		if (!IS_ERR(h->ids))
+			hashmap__free(h->ids);
 		free(h);
 		h = NULL;
 		goto out;
@@ -118,8 +234,13 @@ struct refcnt_handoff *refcnt_handoff__new(const char *path)
 		}
 		off = next;
 	}
-	pr_debug("perf refcnt: %zu functions of %s hand a reference to their caller\n",
-		 h ? hashmap__size(h->types) : 0, path);
+	/* its keys are the debuginfo's strings */
+	if (h) {
+		hashmap__free(h->ids);
+		h->ids = NULL;
+	}
+	pr_debug("perf refcnt: %zu functions of %s hand a reference to their caller or take a holder's pointer, %u holder structs\n",
+		 h ? hashmap__size(h->fns) : 0, path, h ? h->nr_ids : 0);
 out:
 	debuginfo__delete(dinfo);
 	return h;
@@ -127,17 +248,37 @@ out:
 
 void refcnt_handoff__delete(struct refcnt_handoff *h)
 {
+	struct hashmap_entry *cur;
+	size_t bkt;
+
 	if (!h)
 		return;
-	hashmap__free(h->types);
+	hashmap__for_each_entry(h->fns, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(h->fns);
+	hashmap__free(h->ids);
 	free(h);
+}
+
+static const struct handoff_fn *handoff__fn(const struct refcnt_handoff *h, u64 start)
+{
+	struct handoff_fn *fn = NULL;
+
+	if (h)
+		hashmap__find(h->fns, start, &fn);
+	return fn;
 }
 
 u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start)
 {
-	long mask = 0;
+	const struct handoff_fn *fn = handoff__fn(h, start);
 
-	if (h)
-		hashmap__find(h->types, start, &mask);
-	return mask;
+	return fn ? fn->handoff : 0;
+}
+
+u64 refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start, u8 type)
+{
+	const struct handoff_fn *fn = handoff__fn(h, start);
+
+	return fn && type < REFCNT_TYPE__MAX_NR ? fn->holders[type] : 0;
 }

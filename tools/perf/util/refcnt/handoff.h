@@ -33,6 +33,19 @@ void refcnt_handoff__delete(struct refcnt_handoff *h);
 u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
 
 /*
+ * The holders of type @type of the function at @start: of the structs its
+ * parameters point to (and those they embed), the ones with a member that
+ * points to an object of the type or to an array of such pointers, as a
+ * mask of ids of the table's own (one per struct name, up to 64). A
+ * reference of the type that the function takes and hands to nobody it
+ * may store in one of them (an insert: __maps__insert(struct maps *, ...);
+ * machine__resolve() filling an addr_location); one that it puts without
+ * having taken it, it may release from one (a remove, a destructor:
+ * __maps__remove(), addr_location__exit()). 0 if none or unknown.
+ */
+u64 refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start, u8 type);
+
+/*
  * The audited type (its index in refcnt_type_specs) that type DIE @die
  * points to through @depth pointers (1: struct map *, 2: struct map **),
  * or -1. Also what probe.c asks of a constructor's caller.
@@ -44,6 +57,7 @@ int refcnt_die__pointed_type(Dwarf_Die *die, int depth);
  * returns, or hands on through a parameter.
  */
 u16 refcnt_die__handoff(Dwarf_Die *sp);
+
 #else
 static inline struct refcnt_handoff *refcnt_handoff__new(const char *path __maybe_unused)
 {
@@ -56,6 +70,12 @@ static inline void refcnt_handoff__delete(struct refcnt_handoff *h __maybe_unuse
 
 static inline u16 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_unused,
 					u64 start __maybe_unused)
+{
+	return 0;
+}
+
+static inline u64 refcnt_handoff__holders(const struct refcnt_handoff *h __maybe_unused,
+					  u64 start __maybe_unused, u8 type __maybe_unused)
 {
 	return 0;
 }

@@ -164,6 +164,7 @@ static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
 	[REFCNT_PAIR__SAME_CALLER]	= "same caller",
 	[REFCNT_PAIR__LEARNT]		= "learnt",
 	[REFCNT_PAIR__COMMON_CALLER]	= "common caller",
+	[REFCNT_PAIR__HOLDER]		= "holder",
 	[REFCNT_PAIR__SAME_THREAD]	= "same thread",
 	[REFCNT_PAIR__MOST_RECENT]	= "most recent",
 	[REFCNT_PAIR__NONE]		= "none",
@@ -310,6 +311,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->owner_site = ev->owner_site;
 	ref->tid = ev->tid;
 	ref->scope_keeps = ev->scope_keeps;
+	ref->holders = ev->holders;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -1024,6 +1026,37 @@ static bool lifetime__pick_common(struct refcnt_lifetime *lt, const struct refcn
 }
 
 /*
+ * Was @ref stored in a holder of a kind the put's function takes a pointer
+ * to (handoff.h)? Not one a rule keeps (ref__keep()).
+ */
+static bool ref__in_holder(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct keep_arg *k = arg;
+
+	return (ref->holders & k->ev->holders) && ref__kept_no_more(ref, arg);
+}
+
+/*
+ * A put whose function takes a pointer to a holder (a remove, a
+ * destructor: __maps__remove(struct maps *, struct map *),
+ * thread__delete()) releases what a function taking a pointer to a holder
+ * of that kind stored: an insert's (__maps__insert()), a constructor's
+ * (thread__init_maps()). The oldest first: a holder keeps its references
+ * longest. Only where the call trees say nothing: a teardown, far from
+ * the calls that filled the holder.
+ */
+static bool lifetime__pick_holder(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				  u32 *pick)
+{
+	struct keep_arg arg = { .ev = ev, .keep = 0 };
+
+	if (!ev->holders)
+		return false;
+	*pick = refcnt_refset__pick_oldest(&lt->refs, ref__in_holder, &arg);
+	return *pick != REFSET_NONE;
+}
+
+/*
  * Which outstanding reference a put releases, and how sure that is: its
  * position in lt->refs, or REFSET_NONE for one of unknown origin.
  */
@@ -1042,6 +1075,8 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 		return REFCNT_PAIR__LEARNT;
 	if (lifetime__pick_common(lt, ev, pick))
 		return REFCNT_PAIR__COMMON_CALLER;
+	if (lifetime__pick_holder(lt, ev, pick))
+		return REFCNT_PAIR__HOLDER;
 	for (int keep = 0; keep < 2; keep++) {
 		if (lifetime__pick_recent(lt, ev, true, keep, pick))
 			return REFCNT_PAIR__SAME_THREAD;

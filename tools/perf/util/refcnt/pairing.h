@@ -47,11 +47,15 @@
  *    never one a lookup handed to a function that has returned since (its
  *    owner), unless the put's caller called that owner (a struct the owner
  *    filled for it: an addr_location);
+ *  - the oldest one stored in a holder of a kind the put's function takes
+ *    a pointer to (@holders, handoff.h: a remove releases what an insert
+ *    into a struct of the same kind stored, a destructor what a
+ *    constructor did: a teardown, far from the calls that filled it);
  *  - the most recent one taken by the same thread, one a lookup handed to
  *    an owner that has returned since last (it stored it or leaked it;
  *    an insert's, a birth's, an inlined keeper's are kept by design), then
  *    the most recent.
- * The pair's confidence says which rule decided. The last three rules pass
+ * The pair's confidence says which rule decided. The last four rules pass
  * over a reference that a function still running above the put took (it
  * releases its own: a put in its callees releases another), and, while
  * there is another, over the second of two references one call took on the
@@ -146,6 +150,13 @@ struct refcnt_event {
 				 * @type on to nobody (DWARF): not @caller's
 				 * to put, nor handed to its callers
 				 */
+	/*
+	 * The holders of @type that the function keeping the reference takes
+	 * pointers to (handoff.h: structs that hold the type, as ids): for a
+	 * birth or a get, @owner's if set, else @caller's, which may store it
+	 * there; for a put, @caller's, which may release what one held
+	 */
+	u64	holders;
 };
 
 /* Where a reference was taken or released. */
@@ -161,6 +172,7 @@ struct refcnt_ref {
 	u64	owner_site;
 	u32	tid;
 	bool	scope_keeps;	/* as in struct refcnt_event */
+	u64	holders;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
 				 * nothing in between: the second of two
@@ -185,6 +197,11 @@ enum refcnt_confidence {
 					 * the put: below the function, a few
 					 * frames above the put, that both were
 					 * made from
+					 */
+	REFCNT_PAIR__HOLDER,		/* the oldest that a function taking a
+					 * pointer to a holder the put's
+					 * function takes one to stored (an
+					 * insert's, for a remove)
 					 */
 	REFCNT_PAIR__SAME_THREAD,	/* most recent taken by the put's thread */
 	REFCNT_PAIR__MOST_RECENT,	/* most recent outstanding reference */

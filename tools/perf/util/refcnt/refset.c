@@ -433,6 +433,19 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 	return REFSET_NONE;
 }
 
+u32 refcnt_refset__pick_oldest(struct refcnt_refset *set,
+			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+			       const void *arg)
+{
+	for (u32 i = 0; i < set->nr; i++) {
+		const struct refcnt_ref *ref = refcnt_refset__at(set, i);
+
+		if (ref && ok(ref, arg))
+			return i;
+	}
+	return REFSET_NONE;
+}
+
 u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
 			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
 			       const void *arg)

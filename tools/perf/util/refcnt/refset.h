@@ -89,6 +89,11 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 				     bool (*ok)(const struct refcnt_ref *ref, const void *arg),
 				     const void *arg, u32 max);
 
+/* The oldest reference that @ok accepts; REFSET_NONE if none. */
+u32 refcnt_refset__pick_oldest(struct refcnt_refset *set,
+			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+			       const void *arg);
+
 /*
  * The most recent reference, of thread @tid unless it is -1, that @ok
  * accepts; REFSET_NONE if none.
