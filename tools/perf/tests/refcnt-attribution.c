@@ -288,7 +288,7 @@ static u64 handoff__own_holders(const struct refcnt_handoff *h, void *fn, u8 typ
 /*
  * What perf's own DWARF says: maps__find() and machine__findnew_thread()
  * hand a reference to their caller, machine__process_comm_event() does
- * not (it returns int, and has no pointer-to-pointer parameter). Of maps,
+ * not (it returns int, and has no pointer-to-pointer parameter). Of a map,
  * thread__find_map() and addr_location__exit() take a pointer to the same
  * holder, an addr_location; map_symbol__exit() to another, a map_symbol.
  */
@@ -312,9 +312,9 @@ static int test__handoff_dwarf(void)
 	al_exit = handoff__own_holders(h, addr_location__exit, map);
 	ms_exit = handoff__own_holders(h, map_symbol__exit, map);
 	refcnt_handoff__delete(h);
-	pr_debug("holders of maps: thread__find_map %#" PRIx64 ", addr_location__exit %#" PRIx64
+	pr_debug("holders of a map: thread__find_map %#" PRIx64 ", addr_location__exit %#" PRIx64
 		 ", map_symbol__exit %#" PRIx64 "\n", fill, al_exit, ms_exit);
-	TEST_ASSERT_VAL("an addr_location holds maps", al_exit && (fill & al_exit));
+	TEST_ASSERT_VAL("an addr_location holds a map", al_exit && (fill & al_exit));
 	TEST_ASSERT_VAL("a map_symbol is another holder", ms_exit && !(ms_exit & al_exit));
 	TEST_ASSERT_VAL("addresses", !err);
 	pr_debug("maps__find %#x, machine__findnew_thread %#x, machine__process_comm_event %#x\n",
@@ -1186,8 +1186,9 @@ int test__refcnt_attribution_scope_keeper(struct test_suite *test __maybe_unused
  * A teardown releases what a holder its function takes a pointer to holds:
  * R (__maps__remove()) puts the reference I (__maps__insert()) stored in
  * a holder of the same kind (bit 1), not the one H stored elsewhere after
- * it, though nothing else, no call tree, relates the put to either. The
- * birth's and H's are left.
+ * it, though nothing else, no call tree, relates the put to either; nor
+ * the one J stored in such a holder later: the oldest first. The birth's,
+ * H's and J's are left.
  */
 int test__refcnt_attribution_holder_teardown(struct test_suite *test __maybe_unused,
 					     int subtest __maybe_unused)
@@ -1196,7 +1197,8 @@ int test__refcnt_attribution_holder_teardown(struct test_suite *test __maybe_unu
 		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
 		EV(11, GET,  OBJ_A, X, 0x10, 1, 1),	/* I, inserting */
 		EV(12, GET,  OBJ_A, H, 0x10, 1, 2),
-		EV(20, PUT,  OBJ_A, P, 0x10, 1, 3),	/* R, removing */
+		EV(13, GET,  OBJ_A, Y, 0x10, 1, 3),	/* J, inserting */
+		EV(20, PUT,  OBJ_A, P, 0x10, 1, 4),	/* R, removing */
 	};
 	struct collect c;
 
@@ -1206,11 +1208,13 @@ int test__refcnt_attribution_holder_teardown(struct test_suite *test __maybe_unu
 	}
 	evs[1].holders = 2;
 	evs[2].holders = 4;
-	evs[3].holders = 2 | 8;
+	evs[3].holders = 2;
+	evs[4].holders = 2 | 8;
 	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 	TEST_ASSERT_VAL("R releases I's",
-			c.steps[3].confidence == REFCNT_PAIR__HOLDER &&
-			stream__ref_is(&c.steps[3].paired, FN_X + 0x10));
+			c.steps[4].confidence == REFCNT_PAIR__HOLDER &&
+			stream__ref_is(&c.steps[4].paired, FN_X + 0x10));
+	TEST_ASSERT_VAL("named", !strcmp(refcnt_confidence__name(REFCNT_PAIR__HOLDER), "holder"));
 	return TEST_OK;
 }

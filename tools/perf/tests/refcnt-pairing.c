@@ -14,6 +14,7 @@
 #include "debug.h"
 #include "refcnt-tests.h"
 #include "refcnt-stream.h"
+#include "util/refcnt/findings.h"
 #include "util/refcnt/pairing.h"
 
 static void collect__finding(const struct refcnt_finding *f, void *priv)
@@ -326,6 +327,67 @@ int test__refcnt_pairing_use_after_put(struct test_suite *test __maybe_unused,
 						&stats) == TEST_OK);
 	TEST_ASSERT_VAL("not resurrected", stats.live_lifetimes == 0 && stats.objects[0] == 1);
 	TEST_ASSERT_VAL("one finding", stream__total(&stats) == 1);
+	return TEST_OK;
+}
+
+/* How many findings of @c are of @kind on @obj. */
+static int collect__count(const struct collect *c, u64 obj, enum refcnt_finding_kind kind)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->nr_findings; i++)
+		n += c->findings[i].obj == obj && c->findings[i].kind == kind;
+	return n;
+}
+
+/*
+ * A use after put on a lifetime that a double put shows died early is a
+ * consequence of the extra put, as a use after free follows a double free:
+ * X puts A twice, Y's get (before the double put that tells it) and its
+ * second one (after) are A's. B dies clean, and Y's get on it is a bug of
+ * its own. Without a double put, nothing tells B's death was early.
+ */
+int test__refcnt_pairing_after_extra_put(struct test_suite *test __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	static const struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, X, 0x10, 1, 1),
+		EV(12, PUT,  OBJ_A, X, 0x20, 1, 2),
+		EV(13, PUT,  OBJ_A, X, 0x28, 1, 1),
+		EV(14, DIES, OBJ_A, X, 0x28, 1, 0),
+		EV(20, GET,  OBJ_A, Y, 0x10, 2, 0),
+		EV(21, PUT,  OBJ_A, Y, 0x20, 2, 1),
+		EV(30, PUT,  OBJ_A, MAIN, 0x20, 1, 0),
+		EV(40, GET,  OBJ_A, Y, 0x10, 2, 0),
+		EV(50, BORN, OBJ_B, MAIN, 0x30, 1, 1),
+		EV(51, PUT,  OBJ_B, MAIN, 0x38, 1, 1),
+		EV(52, DIES, OBJ_B, MAIN, 0x38, 1, 0),
+		EV(60, GET,  OBJ_B, Y, 0x10, 2, 0),
+	};
+	struct refcnt_engine *engine;
+	struct collect c;
+
+	memset(&c, 0, sizeof(c));
+	engine = refcnt_engine__new(&stream__ops, &c);
+	TEST_ASSERT_VAL("engine", engine);
+	TEST_ASSERT_VAL("feed", !stream__feed(engine, evs, ARRAY_SIZE(evs)));
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+
+	TEST_ASSERT_EQUAL("A's double put", collect__count(&c, OBJ_A, REFCNT_FINDING__DOUBLE_PUT),
+			  1);
+	TEST_ASSERT_EQUAL("A's uses, its consequences",
+			  collect__count(&c, OBJ_A, REFCNT_FINDING__AFTER_EXTRA_PUT), 2);
+	TEST_ASSERT_EQUAL("A's uses, no bugs",
+			  collect__count(&c, OBJ_A, REFCNT_FINDING__USE_AFTER_PUT), 0);
+	TEST_ASSERT_EQUAL("B's use, a bug",
+			  collect__count(&c, OBJ_B, REFCNT_FINDING__USE_AFTER_PUT), 1);
+	TEST_ASSERT_EQUAL("findings", c.nr_findings, 4);
+	TEST_ASSERT_VAL("kind name",
+			!strcmp(refcnt_finding_kind__name(REFCNT_FINDING__AFTER_EXTRA_PUT),
+				"after an extra put"));
+	TEST_ASSERT_VAL("no bug", !refcnt_finding__is_bug(REFCNT_FINDING__AFTER_EXTRA_PUT));
 	return TEST_OK;
 }
 

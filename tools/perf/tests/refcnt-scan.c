@@ -836,19 +836,20 @@ static u64 syn_heap__array(struct syn_heap *h, const u64 *elems, int nr)
 }
 
 /*
- * Objects A, B, C and three holders, all roots. The first has 2 elements
+ * Objects A, B, C and four holders, all roots. The first has 2 elements
  * in use, by address [A, B, B] and by name [B, A, C]: the last slot of
  * each is stale, what a removal left (B's, C's only pointer). The second's
- * length is past its allocation, garbage: its [A] is scanned whole, and
- * its pointer into the middle of a block is no array. The third's one
- * element is [A, 5, C]: the 5 makes the array look like an object, whose
- * stale words its holder still leaves out.
+ * length is past its allocation, garbage: its [A, A] is scanned whole. The
+ * third's one element is [A, 5, C]: the 5 makes the array look like an
+ * object, whose stale words its holder still leaves out. The fourth says
+ * its arrays have room for 20, more than their chunks: no arrays of its,
+ * its [A, A] scanned whole, and its pointer into the middle of a block.
  */
 static int syn__arrays(struct syn *syn)
 {
 	struct syn_heap *h = &syn->heap;
 	const struct refcnt_scan_object *o;
-	u64 obj[3], holder[3];
+	u64 obj[3], holder[4];
 
 	for (int i = 0; i < 3; i++)
 		obj[i] = syn_heap__object(h);
@@ -856,20 +857,25 @@ static int syn__arrays(struct syn *syn)
 				     syn_heap__array(h, (u64[]){ obj[0], obj[1], obj[1] }, 3),
 				     syn_heap__array(h, (u64[]){ obj[1], obj[0], obj[2] }, 3));
 	holder[1] = syn_heap__holder(h, SYN_ARRAY_ALLOC + 1,
-				     syn_heap__array(h, (u64[]){ obj[0] }, 1), obj[1] + 8);
+				     syn_heap__array(h, (u64[]){ obj[0], obj[0] }, 2), 0);
 	holder[2] = syn_heap__holder(h, 1, syn_heap__array(h, (u64[]){ obj[0], 5, obj[2] }, 3),
 				     0);
+	holder[3] = syn_heap__holder(h, 1, syn_heap__array(h, (u64[]){ obj[0], obj[0] }, 2),
+				     obj[1] + 8);
+	/* room for 20: a chunk of 176 bytes, not the array's 64 */
+	((struct scan_holder *)syn_heap__word(h, holder[3]))->alloc = 20;
 	syn_heap__top(h);
-	for (int i = 0; i < 3; i++)
+	for (int i = 0; i < 4; i++)
 		syn__root(syn, holder[i]);
 	syn->types = syn_holder_types;
 
 	TEST_ASSERT_VAL("scan", !syn__scan(syn, NULL, NULL, 0));
 	TEST_ASSERT_VAL("done, whole", syn->scan.result.status == REFCNT_SCAN__DONE &&
 			!syn->scan.result.partial);
-	TEST_ASSERT_VAL("objects, one an array", syn->scan.result.nr_objects == 7);
+	TEST_ASSERT_VAL("objects, one an array", syn->scan.result.nr_objects == 8);
 	o = scan__find(&syn->scan, obj[0]);
-	TEST_ASSERT_VAL("A: in use in four arrays", o && o->reachable && o->words == 4);
+	TEST_ASSERT_VAL("A: in use in three arrays, whole in two", o && o->reachable &&
+			o->words == 7);
 	o = scan__find(&syn->scan, obj[1]);
 	TEST_ASSERT_VAL("B: in use in two, stale in one", o && o->reachable && o->words == 2);
 	o = scan__find(&syn->scan, obj[2]);

@@ -231,6 +231,7 @@ int refcnt_findings__add(struct refcnt_findings *f, const struct refcnt_finding 
 		g->live = finding->live;
 		if (finding->kind == REFCNT_FINDING__DOUBLE_PUT ||
 		    finding->kind == REFCNT_FINDING__USE_AFTER_PUT ||
+		    finding->kind == REFCNT_FINDING__AFTER_EXTRA_PUT ||
 		    (finding->kind == REFCNT_FINDING__OVER_RELEASE && finding->has_culprit)) {
 			/* show the other put: the one that freed, or this one */
 			g->other = finding->kind == REFCNT_FINDING__OVER_RELEASE ?
@@ -276,11 +277,12 @@ int refcnt_finding_kind__rank(enum refcnt_finding_kind kind)
 	case REFCNT_FINDING__USE_AFTER_PUT:	return 2;
 	case REFCNT_FINDING__LEAK:		return 3;
 	case REFCNT_FINDING__MISMATCH:		return 4;
-	case REFCNT_FINDING__HELD_BY_LEAK:	return 5;
-	case REFCNT_FINDING__OWNED_AT_EXIT:	return 6;
-	case REFCNT_FINDING__STILL_REFERENCED:	return 7;
+	case REFCNT_FINDING__AFTER_EXTRA_PUT:	return 5;
+	case REFCNT_FINDING__HELD_BY_LEAK:	return 6;
+	case REFCNT_FINDING__OWNED_AT_EXIT:	return 7;
+	case REFCNT_FINDING__STILL_REFERENCED:	return 8;
 	case REFCNT_FINDING__MAX:
-	default:				return 8;
+	default:				return 9;
 	}
 }
 

@@ -103,8 +103,12 @@ static int handoff__id(struct refcnt_handoff *h, const char *name)
 		return -1;
 	if (hashmap__find(h->ids, name, &id))
 		return id - 1;
-	if (h->nr_ids >= HANDOFF_MAX_HOLDERS ||
-	    hashmap__add(h->ids, name, (long)h->nr_ids + 1))
+	if (h->nr_ids >= HANDOFF_MAX_HOLDERS) {
+		pr_debug("perf refcnt: more than %d holder structs, %s not told apart\n",
+			 HANDOFF_MAX_HOLDERS, name);
+		return -1;
+	}
+	if (hashmap__add(h->ids, name, (long)h->nr_ids + 1))
 		return -1;
 	return h->nr_ids++;
 }
@@ -168,7 +172,7 @@ static void handoff__holders(struct refcnt_handoff *h, Dwarf_Die *sp, u64 *held)
 
 static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 {
-	struct handoff_fn fn, *copy;
+	struct handoff_fn fn, *copy, *old;
 	Dwarf_Die die;
 	Dwarf_Addr lo;
 
@@ -190,11 +194,12 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 		copy = memdup(&fn, sizeof(fn));
 		if (!copy)
 			return -ENOMEM;
-		if (hashmap__set(h->fns, lo, copy, NULL, &copy)) {
+		old = NULL;
+		if (hashmap__set(h->fns, lo, copy, NULL, &old)) {
 			free(copy);
 			return -ENOMEM;
 		}
-		free(copy);	/* the one it replaced, if any */
+		free(old);	/* the one it replaced, if any */
 	} while (!dwarf_siblingof(&die, &die));
 	return 0;
 }

@@ -108,6 +108,14 @@ struct refcnt_object {
 	u8			last_op;
 	u64			lost_at_death;	/* engine's lost windows when it died */
 	u32			dead_gets;	/* gets after death not yet put */
+	/*
+	 * the uses after put of the dead lifetime, told when it is known
+	 * whether a double put shows it died early (@extra_put): at its
+	 * rebirth or the end
+	 */
+	struct refcnt_finding	*uses;
+	u32			nr_uses, alloc_uses;
+	bool			extra_put;	/* dead, and put again since */
 	u8			type;
 	bool			dead;		/* died, summary valid until reborn */
 	bool			uncertain;
@@ -154,6 +162,7 @@ static const char * const finding_names[REFCNT_FINDING__MAX] = {
 	[REFCNT_FINDING__OVER_RELEASE]	= "over-release",
 	[REFCNT_FINDING__DOUBLE_PUT]	= "double put",
 	[REFCNT_FINDING__USE_AFTER_PUT]	= "use after put",
+	[REFCNT_FINDING__AFTER_EXTRA_PUT] = "after an extra put",
 	[REFCNT_FINDING__MISMATCH]	= "mismatch",
 	[REFCNT_FINDING__HELD_BY_LEAK]	= "held by a leak",
 	[REFCNT_FINDING__STILL_REFERENCED] = "still referenced",
@@ -259,6 +268,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 		if (object->live)
 			lifetime__free(object->live);
 		refcnt_suspects__exit(&object->suspects);
+		free(object->uses);
 		free(object);
 	}
 	hashmap__free(engine->objects);
@@ -411,6 +421,55 @@ static void lifetime__add_unknown(struct refcnt_lifetime *lt, const struct refcn
 	lt->unknown += n;
 }
 
+/*
+ * Tell the uses after put of @object's dead lifetime: consequences of an
+ * extra put if a double put followed its death, else bugs of their own.
+ */
+static void engine__tell_uses(struct refcnt_engine *engine, struct refcnt_object *object)
+{
+	for (u32 i = 0; i < object->nr_uses; i++) {
+		struct refcnt_finding *f = &object->uses[i];
+
+		if (object->extra_put)
+			f->kind = REFCNT_FINDING__AFTER_EXTRA_PUT;
+		engine__report(engine, object, f, f->uncertain);
+	}
+	object->nr_uses = 0;
+	object->extra_put = false;
+}
+
+static int object__grow_uses(struct refcnt_object *object)
+{
+	struct refcnt_finding *uses;
+	u32 alloc;
+
+	if (object->nr_uses < object->alloc_uses)
+		return 0;
+	alloc = object->alloc_uses ? object->alloc_uses * 2 : 4;
+	uses = reallocarray(object->uses, alloc, sizeof(*uses));
+	if (!uses)
+		return -ENOMEM;
+	object->uses = uses;
+	object->alloc_uses = alloc;
+	return 0;
+}
+
+/* A use after put of @object, told at once if its lifetime is known to have died early. */
+static int engine__use_after_put(struct refcnt_engine *engine, struct refcnt_object *object,
+				 struct refcnt_finding *f, bool uncertain)
+{
+	f->uncertain = uncertain;
+	if (object->extra_put) {
+		f->kind = REFCNT_FINDING__AFTER_EXTRA_PUT;
+		engine__report(engine, object, f, uncertain);
+		return 0;
+	}
+	if (object__grow_uses(object))
+		return -ENOMEM;
+	object->uses[object->nr_uses++] = *f;
+	return 0;
+}
+
 /* Start the next lifetime at @object's address. */
 static int engine__start(struct refcnt_engine *engine, struct refcnt_object *object,
 			 const struct refcnt_event *ev)
@@ -419,6 +478,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 
 	if (!lt)
 		return -ENOMEM;
+	engine__tell_uses(engine, object);
 	lt->object = object;
 	lt->missed_at_start = engine->missed[ev->type];
 	refcnt_refset__init(&lt->refs, &engine->refindex);
@@ -1036,6 +1096,19 @@ static bool ref__in_holder(const struct refcnt_ref *ref, const void *arg)
 	return (ref->holders & k->ev->holders) && ref__kept_no_more(ref, arg);
 }
 
+static bool ref__in_holder_thread(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct keep_arg *k = arg;
+
+	return ref->tid == k->ev->tid && ref__in_holder(ref, arg);
+}
+
+/*
+ * What a holder keeps is among an object's oldest references: look at no
+ * more of them, so that a put that finds none costs a bounded time.
+ */
+#define REFCNT_HOLDER_OLDEST	256
+
 /*
  * A put whose function takes a pointer to a holder (a remove, a
  * destructor: __maps__remove(struct maps *, struct map *),
@@ -1052,7 +1125,13 @@ static bool lifetime__pick_holder(struct refcnt_lifetime *lt, const struct refcn
 
 	if (!ev->holders)
 		return false;
-	*pick = refcnt_refset__pick_oldest(&lt->refs, ref__in_holder, &arg);
+	/* the put's thread's first: perf top's threads fill holders of their own */
+	arg.not_escaped = false;
+	*pick = refcnt_refset__pick_oldest(&lt->refs, ref__in_holder_thread, &arg,
+					   REFCNT_HOLDER_OLDEST);
+	if (*pick == REFSET_NONE)
+		*pick = refcnt_refset__pick_oldest(&lt->refs, ref__in_holder, &arg,
+						   REFCNT_HOLDER_OLDEST);
 	return *pick != REFSET_NONE;
 }
 
@@ -1267,14 +1346,16 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 	if (ev->op == REFCNT_OP__GET) {
 		f.kind = REFCNT_FINDING__USE_AFTER_PUT;
 		object->dead_gets++;
-	} else {
-		f.kind = REFCNT_FINDING__DOUBLE_PUT;
-		/* it did not die clean after all */
-		if (refcnt_suspects__teach(&object->suspects, engine->model, object->type, false))
-			return -ENOMEM;
-		engine__blame(engine, object, &f);
+		step->finding = f.kind;
+		return engine__use_after_put(engine, object, &f, uncertain);
 	}
+	f.kind = REFCNT_FINDING__DOUBLE_PUT;
+	/* it did not die clean after all */
+	if (refcnt_suspects__teach(&object->suspects, engine->model, object->type, false))
+		return -ENOMEM;
+	engine__blame(engine, object, &f);
 	engine__report(engine, object, &f, uncertain);
+	object->extra_put = true;
 	step->finding = f.kind;
 	return 0;
 }
@@ -1748,10 +1829,15 @@ static bool engine__scan_missed(const struct refcnt_engine *engine,
 void refcnt_engine__end(struct refcnt_engine *engine)
 {
 	struct refcnt_lifetime *lt;
+	struct hashmap_entry *cur;
+	size_t bkt;
 
 	if (engine->ended)
 		return;
 	engine->ended = true;
+
+	hashmap__for_each_entry(engine->objects, cur, bkt)
+		engine__tell_uses(engine, cur->pvalue);
 
 	/* the objects a leaked object holds last, to be told under it */
 	for (int held = 0; held < 2; held++) {

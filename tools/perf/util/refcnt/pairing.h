@@ -170,9 +170,9 @@ struct refcnt_ref {
 	u32	stack;
 	u64	owner;		/* as in struct refcnt_event */
 	u64	owner_site;
+	u64	holders;	/* as in struct refcnt_event */
 	u32	tid;
 	bool	scope_keeps;	/* as in struct refcnt_event */
-	u64	holders;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
 				 * nothing in between: the second of two
@@ -227,6 +227,12 @@ enum refcnt_finding_kind {
 	REFCNT_FINDING__DOUBLE_PUT,
 	/* a get on a lifetime that died, before the address was reborn */
 	REFCNT_FINDING__USE_AFTER_PUT,
+	/*
+	 * a use after put on a lifetime that a double put shows died early:
+	 * a consequence of the extra put that the double put names, as a
+	 * use after free follows a double free
+	 */
+	REFCNT_FINDING__AFTER_EXTRA_PUT,
 	/*
 	 * our count of references differs from the live refcount by more
 	 * than the gets and puts other threads may still have in flight (a

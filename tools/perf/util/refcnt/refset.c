@@ -435,13 +435,16 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 
 u32 refcnt_refset__pick_oldest(struct refcnt_refset *set,
 			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
-			       const void *arg)
+			       const void *arg, u32 max)
 {
-	for (u32 i = 0; i < set->nr; i++) {
+	for (u32 i = 0, seen = 0; i < set->nr && seen < max; i++) {
 		const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-		if (ref && ok(ref, arg))
+		if (!ref)
+			continue;
+		if (ok(ref, arg))
 			return i;
+		seen++;
 	}
 	return REFSET_NONE;
 }

@@ -89,10 +89,15 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 				     bool (*ok)(const struct refcnt_ref *ref, const void *arg),
 				     const void *arg, u32 max);
 
-/* The oldest reference that @ok accepts; REFSET_NONE if none. */
+/*
+ * The oldest reference that @ok accepts, if it refuses no more than @max
+ * older ones: REFSET_NONE if none. The walk also passes the released
+ * slots among them, at most as many as there are live ones (a push
+ * compacts a set whose slots are more than half released).
+ */
 u32 refcnt_refset__pick_oldest(struct refcnt_refset *set,
 			       bool (*ok)(const struct refcnt_ref *ref, const void *arg),
-			       const void *arg);
+			       const void *arg, u32 max);
 
 /*
  * The most recent reference, of thread @tid unless it is -1, that @ok

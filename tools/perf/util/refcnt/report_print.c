@@ -70,6 +70,7 @@ static void refcnt_report__fprintf_totals(FILE *fp, const u64 *t, bool nonzero)
 		{ REFCNT_FINDING__DOUBLE_PUT,		"double puts" },
 		{ REFCNT_FINDING__USE_AFTER_PUT,	"use after put" },
 		{ REFCNT_FINDING__MISMATCH,		"mismatches" },
+		{ REFCNT_FINDING__AFTER_EXTRA_PUT,	"after an extra put" },
 		{ REFCNT_FINDING__OWNED_AT_EXIT,	"owned at exit" },
 		{ REFCNT_FINDING__HELD_BY_LEAK,		"held by a leak" },
 		{ REFCNT_FINDING__STILL_REFERENCED,	"still referenced" },

@@ -77,7 +77,8 @@ struct block {
 	/*
 	 * Of an object's block, the bytes its objects span (what was asked
 	 * of malloc), 0: all. Only those are scanned, as LSan scans what was
-	 * asked: the rest of the chunk is stale, what its last user left.
+	 * asked: the rest of the chunk is stale, what its last user left. Of
+	 * an array an object keeps, its elements in use (scanner__bound_arrays()).
 	 */
 	u32		used;
 	bool		bounded;	/* @used bounds it even when 0: an array */
@@ -1054,7 +1055,8 @@ static void scanner__bound_arrays(struct scanner *s)
 			if (!arr || arr->free || arr->addr != addr ||
 			    !chunk__fits(block__chunk_size(arr), (u64)alloc * 8))
 				continue;
-			arr->used = nr * 8;
+			/* over block__use()'s; another holder's may be longer */
+			arr->used = arr->bounded ? max_t(u32, arr->used, nr * 8) : nr * 8;
 			arr->bounded = true;
 		}
 	}
