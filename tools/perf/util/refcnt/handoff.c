@@ -33,11 +33,19 @@ struct handoff_fn {
 	u64	holders[REFCNT_TYPE__MAX_NR];	/* per type: ids of its holders */
 };
 
+/* What a struct a parameter points to holds (handoff__struct()). */
+struct handoff_struct {
+	u16	types;
+	u64	held[REFCNT_TYPE__MAX_NR];
+};
+
 struct refcnt_handoff {
 	struct hashmap	*fns;		/* function's address -> struct handoff_fn * */
 	/* while the table is made: struct name (DWARF's string) -> id + 1 */
 	struct hashmap	*ids;
 	u32		nr_ids;
+	/* and -> struct handoff_struct *: each struct walked once, not per parameter */
+	struct hashmap	*structs;
 };
 
 static size_t handoff__name_hash(long key, void *ctx __maybe_unused)
@@ -153,6 +161,32 @@ static u16 handoff__struct(struct refcnt_handoff *h, Dwarf_Die *die, int depth, 
 	return types;
 }
 
+/*
+ * handoff__struct() of a parameter's struct @die, walked once per name:
+ * the same struct in every compilation unit that defines it.
+ */
+static void handoff__param_struct(struct refcnt_handoff *h, Dwarf_Die *die, u64 *held)
+{
+	const char *name = dwarf_diename(die);
+	struct handoff_struct *hs = NULL;
+
+	if (!name || !hashmap__find(h->structs, name, &hs)) {
+		hs = zalloc(sizeof(*hs));
+		if (!hs)
+			return;
+		hs->types = handoff__struct(h, die, HANDOFF_EMBED_DEPTH, hs->held);
+		/* a declaration (no members here) is walked again where defined */
+		if (!name || !hs->types || hashmap__add(h->structs, name, hs)) {
+			for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
+				held[t] |= hs->held[t];
+			free(hs);
+			return;
+		}
+	}
+	for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
+		held[t] |= hs->held[t];
+}
+
 /* The holders of the function of subprogram DIE @sp, per type, in @held. */
 static void handoff__holders(struct refcnt_handoff *h, Dwarf_Die *sp, u64 *held)
 {
@@ -166,7 +200,7 @@ static void handoff__holders(struct refcnt_handoff *h, Dwarf_Die *sp, u64 *held)
 		    !die_get_real_type(&type, &target) ||
 		    dwarf_tag(&target) != DW_TAG_structure_type)
 			continue;
-		handoff__struct(h, &target, HANDOFF_EMBED_DEPTH, held);
+		handoff__param_struct(h, &target, held);
 	} while (!dwarf_siblingof(&param, &param));
 }
 
@@ -204,6 +238,19 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 	return 0;
 }
 
+static void handoff__free_structs(struct refcnt_handoff *h)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!h->structs)
+		return;
+	hashmap__for_each_entry(h->structs, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(h->structs);
+	h->structs = NULL;
+}
+
 struct refcnt_handoff *refcnt_handoff__new(const char *path)
 {
 	struct debuginfo *dinfo = debuginfo__new(path);
@@ -218,11 +265,14 @@ struct refcnt_handoff *refcnt_handoff__new(const char *path)
 		goto out;
 	h->fns = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	h->ids = hashmap__new(handoff__name_hash, handoff__name_equal, NULL);
-	if (IS_ERR(h->fns) || IS_ERR(h->ids)) {
+	h->structs = hashmap__new(handoff__name_hash, handoff__name_equal, NULL);
+	if (IS_ERR(h->fns) || IS_ERR(h->ids) || IS_ERR(h->structs)) {
 		if (!IS_ERR(h->fns))
 			hashmap__free(h->fns);
 		if (!IS_ERR(h->ids))
 			hashmap__free(h->ids);
+		if (!IS_ERR(h->structs))
+			hashmap__free(h->structs);
 		free(h);
 		h = NULL;
 		goto out;
@@ -239,8 +289,9 @@ struct refcnt_handoff *refcnt_handoff__new(const char *path)
 		}
 		off = next;
 	}
-	/* its keys are the debuginfo's strings */
+	/* their keys are the debuginfo's strings */
 	if (h) {
+		handoff__free_structs(h);
 		hashmap__free(h->ids);
 		h->ids = NULL;
 	}
@@ -261,6 +312,7 @@ void refcnt_handoff__delete(struct refcnt_handoff *h)
 	hashmap__for_each_entry(h->fns, cur, bkt)
 		free(cur->pvalue);
 	hashmap__free(h->fns);
+	handoff__free_structs(h);
 	hashmap__free(h->ids);
 	free(h);
 }
