@@ -281,8 +281,9 @@ static int handoff__own(const struct refcnt_handoff *h, void *fn, u16 *types)
 static u64 handoff__own_holders(const struct refcnt_handoff *h, void *fn, u8 type)
 {
 	u64 addr = handoff__addr(fn);
+	const u64 *holders = addr ? refcnt_handoff__holders(h, addr) : NULL;
 
-	return addr ? refcnt_handoff__holders(h, addr, type) : 0;
+	return holders ? holders[type] : 0;
 }
 
 /*

@@ -186,11 +186,17 @@ struct refcnt_caller {
 	struct refcnt_space_addr site;	/* first: the hashmap's key */
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
-	u64	holders[REFCNT_TYPE__MAX_NR];	/* per type, handoff.h */
+	const u64 *holders;		/* per type, the handoff table's: handoff.h */
 	bool	inlines_known;		/* @scope was looked up */
 	/* the innermost inlined function holding the site; key 0: none */
 	struct refcnt_inline_frame scope;
 };
+
+/* The holders of type @type of @c's function, per handoff.h. */
+static u64 caller__holders(const struct refcnt_caller *c, u8 type)
+{
+	return c && c->holders && type < REFCNT_TYPE__MAX_NR ? c->holders[type] : 0;
+}
 
 /*
  * What the decoder reads of @dso's DWARF: once per binary, NULL if none;
@@ -252,8 +258,7 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 		dh = decoder__dso(d, map__dso(al.map), inlines);
 		c->key = map__unmap_ip(al.map, al.sym->start);
 		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
-		for (int t = 0; dh && t < REFCNT_TYPE__MAX_NR; t++)
-			c->holders[t] = refcnt_handoff__holders(dh->handoff, al.sym->start, t);
+		c->holders = dh ? refcnt_handoff__holders(dh->handoff, al.sym->start) : NULL;
 		if (inlines && dh) {
 			/* the address in the binary, as its DWARF has it */
 			u64 vaddr = map__rip_2objdump(al.map, map__map_ip(al.map, addr));
@@ -389,7 +394,7 @@ static void decoder__owner_holders(struct refcnt_decoder *d, struct perf_sample 
 	const struct refcnt_caller *c = decoder__site(d, sample, ev->space, ev->owner_site,
 						      true, false);
 
-	ev->holders = c && ev->type < REFCNT_TYPE__MAX_NR ? c->holders[ev->type] : 0;
+	ev->holders = caller__holders(c, ev->type);
 }
 
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, u64 space)
@@ -426,7 +431,7 @@ static u16 decoder__function(struct refcnt_decoder *d, struct perf_sample *sampl
 		return 0;
 	ev->caller = c->key;
 	ev->hands_on = c->handoff & (1U << ev->type);
-	ev->holders = ev->type < REFCNT_TYPE__MAX_NR ? c->holders[ev->type] : 0;
+	ev->holders = caller__holders(c, ev->type);
 	if (c->scope.key) {
 		ev->scope = c->scope.key;
 		ev->scope_keeps = takes && !(c->scope.handoff & (1U << ev->type));

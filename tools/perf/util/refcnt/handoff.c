@@ -333,9 +333,9 @@ u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start)
 	return fn ? fn->handoff : 0;
 }
 
-u64 refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start, u8 type)
+const u64 *refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start)
 {
 	const struct handoff_fn *fn = handoff__fn(h, start);
 
-	return fn && type < REFCNT_TYPE__MAX_NR ? fn->holders[type] : 0;
+	return fn ? fn->holders : NULL;
 }

@@ -33,7 +33,8 @@ void refcnt_handoff__delete(struct refcnt_handoff *h);
 u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
 
 /*
- * The holders of type @type of the function at @start: of the structs its
+ * The holders of the function at @start, per type (REFCNT_TYPE__MAX_NR
+ * of them, in the table, as long as it lives): of the structs its
  * parameters point to (and those they embed), the ones with a member that
  * points to an object of the type or to an array of such pointers, as a
  * mask of ids of the table's own (one per struct name, up to 64). A
@@ -41,9 +42,9 @@ u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
  * may store in one of them (an insert: __maps__insert(struct maps *, ...);
  * machine__resolve() filling an addr_location); one that it puts without
  * having taken it, it may release from one (a remove, a destructor:
- * __maps__remove(), addr_location__exit()). 0 if none or unknown.
+ * __maps__remove(), addr_location__exit()). NULL if none or unknown.
  */
-u64 refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start, u8 type);
+const u64 *refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start);
 
 /*
  * The audited type (its index in refcnt_type_specs) that type DIE @die
@@ -74,10 +75,10 @@ static inline u16 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_u
 	return 0;
 }
 
-static inline u64 refcnt_handoff__holders(const struct refcnt_handoff *h __maybe_unused,
-					  u64 start __maybe_unused, u8 type __maybe_unused)
+static inline const u64 *refcnt_handoff__holders(const struct refcnt_handoff *h __maybe_unused,
+						 u64 start __maybe_unused)
 {
-	return 0;
+	return NULL;
 }
 #endif
 
