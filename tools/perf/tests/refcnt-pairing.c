@@ -392,6 +392,61 @@ int test__refcnt_pairing_after_extra_put(struct test_suite *test __maybe_unused,
 }
 
 /*
+ * The engine keeps a bounded number of uses after put until a double put
+ * tells what they are: Y gets and puts the dead A more times than the
+ * bound, then X's double put shows A died early. The kept ones are its
+ * consequences; the ones past the bound were told at once, uncertain uses
+ * after put.
+ */
+int test__refcnt_pairing_deferred_uses_bound(struct test_suite *test __maybe_unused,
+					     int subtest __maybe_unused)
+{
+	const int extra = 3, uses = REFCNT_DEFERRED_USES_MAX + extra;
+	struct refcnt_engine_stats stats;
+	struct refcnt_event *evs;
+	struct refcnt_engine *engine;
+	struct collect c;
+	int nr = 0, err;
+
+	evs = calloc(4 + 2 * uses, sizeof(*evs));
+	TEST_ASSERT_VAL("events", evs);
+	evs[nr++] = (struct refcnt_event)EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1);
+	evs[nr++] = (struct refcnt_event)EV(11, PUT, OBJ_A, X, 0x28, 1, 1);
+	evs[nr++] = (struct refcnt_event)EV(12, DIES, OBJ_A, X, 0x28, 1, 0);
+	for (int i = 0; i < uses; i++) {
+		evs[nr] = (struct refcnt_event)EV(0, GET, OBJ_A, Y, 0x10, 2, 0);
+		evs[nr++].time = 20 + 2 * i;
+		evs[nr] = (struct refcnt_event)EV(0, PUT, OBJ_A, Y, 0x20, 2, 1);
+		evs[nr++].time = 21 + 2 * i;
+	}
+	evs[nr] = (struct refcnt_event)EV(0, PUT, OBJ_A, MAIN, 0x20, 1, 0);
+	evs[nr++].time = 30 + 2 * uses;
+
+	memset(&c, 0, sizeof(c));
+	engine = refcnt_engine__new(&stream__ops, &c);
+	if (!engine) {
+		free(evs);
+		TEST_ASSERT_VAL("engine", engine);
+	}
+	err = stream__feed(engine, evs, nr);
+	free(evs);
+	if (!err)
+		refcnt_engine__end(engine);
+	stats = *refcnt_engine__stats(engine);
+	refcnt_engine__delete(engine);
+	TEST_ASSERT_VAL("feed", !err);
+
+	TEST_ASSERT_EQUAL("the double put", (int)stats.findings[REFCNT_FINDING__DOUBLE_PUT], 1);
+	TEST_ASSERT_EQUAL("kept, its consequences",
+			  (int)stats.findings[REFCNT_FINDING__AFTER_EXTRA_PUT],
+			  REFCNT_DEFERRED_USES_MAX);
+	TEST_ASSERT_EQUAL("past the bound, told at once",
+			  (int)stats.findings[REFCNT_FINDING__USE_AFTER_PUT], extra);
+	TEST_ASSERT_EQUAL("and uncertain", (int)stats.uncertain, extra);
+	return TEST_OK;
+}
+
+/*
  * Two lifetimes at one address: the first is clean, the second leaks. The
  * leak is the second generation's only.
  */

@@ -14,6 +14,7 @@ int test__refcnt_pairing_over_release(struct test_suite *test, int subtest);
 int test__refcnt_pairing_over_release_live(struct test_suite *test, int subtest);
 int test__refcnt_pairing_use_after_put(struct test_suite *test, int subtest);
 int test__refcnt_pairing_after_extra_put(struct test_suite *test, int subtest);
+int test__refcnt_pairing_deferred_uses_bound(struct test_suite *test, int subtest);
 int test__refcnt_pairing_address_reuse(struct test_suite *test, int subtest);
 int test__refcnt_pairing_threads(struct test_suite *test, int subtest);
 int test__refcnt_pairing_born_before(struct test_suite *test, int subtest);

@@ -82,6 +82,8 @@ static struct test_case refcnt_tests[] = {
 	TEST_CASE("refcnt pairing: use after put", refcnt_pairing_use_after_put),
 	TEST_CASE("refcnt pairing: a use after an extra put is its consequence",
 		  refcnt_pairing_after_extra_put),
+	TEST_CASE("refcnt pairing: uses after put kept are bounded",
+		  refcnt_pairing_deferred_uses_bound),
 	TEST_CASE("refcnt pairing: address reuse across generations", refcnt_pairing_address_reuse),
 	TEST_CASE("refcnt pairing: threads, out of order then sorted", refcnt_pairing_threads),
 	TEST_CASE("refcnt pairing: object born before recording", refcnt_pairing_born_before),

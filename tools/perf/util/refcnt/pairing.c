@@ -421,6 +421,13 @@ static void lifetime__add_unknown(struct refcnt_lifetime *lt, const struct refcn
 	lt->unknown += n;
 }
 
+/* A use after put of @object's dead lifetime is the consequence of an extra put, if one showed. */
+static void object__use_kind(const struct refcnt_object *object, struct refcnt_finding *f)
+{
+	if (object->extra_put)
+		f->kind = REFCNT_FINDING__AFTER_EXTRA_PUT;
+}
+
 /*
  * Tell the uses after put of @object's dead lifetime: consequences of an
  * extra put if a double put followed its death, else bugs of their own.
@@ -430,8 +437,7 @@ static void engine__tell_uses(struct refcnt_engine *engine, struct refcnt_object
 	for (u32 i = 0; i < object->nr_uses; i++) {
 		struct refcnt_finding *f = &object->uses[i];
 
-		if (object->extra_put)
-			f->kind = REFCNT_FINDING__AFTER_EXTRA_PUT;
+		object__use_kind(object, f);
 		engine__report(engine, object, f, f->uncertain);
 	}
 	object->nr_uses = 0;
@@ -454,14 +460,19 @@ static int object__grow_uses(struct refcnt_object *object)
 	return 0;
 }
 
-/* A use after put of @object, told at once if its lifetime is known to have died early. */
+/*
+ * A use after put of @object, told at once if its lifetime is known to have
+ * died early. The uses kept until that is known are bounded: a damaged or
+ * pathological recording can get a dead object without end. Past the bound a
+ * use is told at once, uncertain, as the use after put it may be.
+ */
 static int engine__use_after_put(struct refcnt_engine *engine, struct refcnt_object *object,
 				 struct refcnt_finding *f, bool uncertain)
 {
 	f->uncertain = uncertain;
-	if (object->extra_put) {
-		f->kind = REFCNT_FINDING__AFTER_EXTRA_PUT;
-		engine__report(engine, object, f, uncertain);
+	if (object->extra_put || object->nr_uses >= REFCNT_DEFERRED_USES_MAX) {
+		object__use_kind(object, f);
+		engine__report(engine, object, f, uncertain || !object->extra_put);
 		return 0;
 	}
 	if (object__grow_uses(object))
@@ -1126,7 +1137,6 @@ static bool lifetime__pick_holder(struct refcnt_lifetime *lt, const struct refcn
 	if (!ev->holders)
 		return false;
 	/* the put's thread's first: perf top's threads fill holders of their own */
-	arg.not_escaped = false;
 	*pick = refcnt_refset__pick_oldest(&lt->refs, ref__in_holder_thread, &arg,
 					   REFCNT_HOLDER_OLDEST);
 	if (*pick == REFSET_NONE)

@@ -97,6 +97,12 @@
  * count taken as true adds references the end tells one by one.
  */
 #define REFCNT_LIVE_MAX		1048576
+/*
+ * uses after put of a dead lifetime kept until a double put, a rebirth or the
+ * end tells whether they are consequences of an extra put; past it, each is
+ * told at once, uncertain
+ */
+#define REFCNT_DEFERRED_USES_MAX	256
 #define REFCNT_UP_FRAMES	3	/* caller frames above the call site kept */
 #define REFCNT_ABOVE_FRAMES	16	/* caller frames an event looks at */
 
