@@ -914,6 +914,91 @@ int test__refcnt_attribution_common_caller(struct test_suite *test __maybe_unuse
 }
 
 /*
+ * Two calls of one function are two call trees. A dispatcher D
+ * (perf_session__deliver_event()) called from a loop L1 runs F, which
+ * takes a reference; in a later call from another loop L2 (the ordered
+ * events' flush), after G in L2's own call took one, a put below D, in H,
+ * or in F itself, releases G's: the return addresses below D say that
+ * F's reference was taken in another call of D, and of F. Where nothing
+ * below tells the calls apart (all from L1), the put releases F's, as
+ * the closest call tree and the put's own function say.
+ */
+int test__refcnt_attribution_other_call(struct test_suite *test __maybe_unused,
+					int subtest __maybe_unused)
+{
+#define FN_D	FN_W
+#define FN_L1	FN_P
+#define FN_L2	FN_C
+	static const u64 from_l1[] = { FN_D + 8, FN_L1 + 8, FN_MAIN + 8 },
+			 from_l2[] = { FN_D + 8, FN_L2 + 8, FN_MAIN + 8 },
+			 l2[] = { FN_L2 + 8, FN_MAIN + 8 },
+			 h_from_l1[] = { FN_H + 8, FN_D + 8, FN_L1 + 8, FN_MAIN + 8 },
+			 h_from_l2[] = { FN_H + 8, FN_D + 8, FN_L2 + 8, FN_MAIN + 8 };
+	const u8 type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+
+	for (int own = 0; own < 2; own++) {
+		for (int other = 0; other < 2; other++) {
+			struct refcnt_event evs[] = {
+				EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+				EV(11, GET,  OBJ_A, F, 0x10, 1, 1),
+				EV(20, GET,  OBJ_A, G, 0x10, 1, 2),
+				EV(21, PUT,  OBJ_A, Y, 0x10, 1, 3),
+			};
+			struct refcnt_event *f = &evs[1], *g = &evs[2], *put = &evs[3];
+			const u64 *put_below;
+			struct collect c;
+
+			for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++)
+				evs[i].type = type;
+			f->below = from_l1;
+			f->nr_below = ARRAY_SIZE(from_l1);
+			memcpy(f->up, (u64 []){ FN_D, FN_L1, FN_MAIN }, sizeof(f->up));
+			g->below = l2;
+			g->nr_below = ARRAY_SIZE(l2);
+			memcpy(g->up, (u64 []){ FN_L2, FN_MAIN, 0 }, sizeof(g->up));
+			if (own) {
+				/* F's own put, in D's second call */
+				put->site = FN_F + 0x20;
+				put->caller = FN_F;
+				put_below = other ? from_l2 : from_l1;
+				put->nr_below = ARRAY_SIZE(from_l1);
+				memcpy(put->up, (u64 []){ FN_D, other ? FN_L2 : FN_L1, FN_MAIN },
+				       sizeof(put->up));
+			} else {
+				put_below = other ? h_from_l2 : h_from_l1;
+				put->nr_below = ARRAY_SIZE(h_from_l1);
+				memcpy(put->up, (u64 []){ FN_H, FN_D, other ? FN_L2 : FN_L1 },
+				       sizeof(put->up));
+			}
+			put->below = put_below;
+			TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+			TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
+			pr_debug("%s put, %s call: releases %#" PRIx64 " (%s)\n",
+				 own ? "F's" : "H's", other ? "another" : "the same",
+				 c.steps[3].paired.site,
+				 refcnt_confidence__name(c.steps[3].confidence));
+			if (other) {
+				TEST_ASSERT_VAL("G's, taken in this call",
+						stream__ref_is(&c.steps[3].paired, FN_G + 0x10));
+				TEST_ASSERT_VAL("of L2's call tree", c.steps[3].confidence ==
+						REFCNT_PAIR__COMMON_CALLER);
+			} else {
+				TEST_ASSERT_VAL("F's, nothing tells the calls apart",
+						stream__ref_is(&c.steps[3].paired, FN_F + 0x10));
+				TEST_ASSERT_VAL("by the function or the call tree",
+						c.steps[3].confidence ==
+						(own ? REFCNT_PAIR__SAME_CALLER :
+						       REFCNT_PAIR__COMMON_CALLER));
+			}
+		}
+	}
+	return TEST_OK;
+#undef FN_D
+#undef FN_L1
+#undef FN_L2
+}
+
+/*
  * Two gets one call takes on an object, one after the other, are "one
  * call took two" (the second a twin, the likely extra get) when the same
  * function took both; a get in F's body, then one in an inlined function
