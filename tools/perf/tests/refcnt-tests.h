@@ -51,7 +51,6 @@ int test__refcnt_attribution_cached_inline(struct test_suite *test, int subtest)
 int test__refcnt_attribution_inline_init(struct test_suite *test, int subtest);
 int test__refcnt_attribution_inline_twin(struct test_suite *test, int subtest);
 int test__refcnt_attribution_common_caller(struct test_suite *test, int subtest);
-int test__refcnt_attribution_other_call(struct test_suite *test, int subtest);
 
 /* tests/refcnt-scan.c: the scan at exit on a child's heaps, and on synthetic ones */
 int test__refcnt_scan_heaps(struct test_suite *test, int subtest);

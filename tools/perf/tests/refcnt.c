@@ -133,8 +133,6 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_inline_twin),
 	TEST_CASE("refcnt attribution: a put releases what its closest call tree took",
 		  refcnt_attribution_common_caller),
-	TEST_CASE("refcnt attribution: two calls of a function are two call trees",
-		  refcnt_attribution_other_call),
 	TEST_CASE("refcnt attribution: a counted leak is the site's that released least",
 		  refcnt_attribution_least_released),
 	TEST_CASE("refcnt attribution: a teardown releases a keeper's before a gone owner's",

@@ -359,11 +359,6 @@ static void decoder__up(struct refcnt_decoder *d, struct perf_sample *sample,
 	memcpy(ev->up, up->up, sizeof(ev->up));
 	ev->above = up->up;
 	ev->nr_above = up->nr;
-	if (stack->nr > site_frame + 1) {
-		ev->below = stack->ips + site_frame + 1;
-		/* a stack holds at most PERF_MAX_STACK_DEPTH frames */
-		ev->nr_below = stack->nr - site_frame - 1;
-	}
 }
 
 /*

@@ -317,8 +317,6 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->scope = ev->scope;
 	memcpy(ref->up, ev->up, sizeof(ref->up));
 	ref->stack = ev->stack;
-	ref->below = ev->below;
-	ref->nr_below = ev->nr_below;
 	ref->owner = ev->owner;
 	ref->owner_site = ev->owner_site;
 	ref->tid = ev->tid;
@@ -766,30 +764,6 @@ static bool ref__kept(const struct refcnt_ref *ref, const void *arg)
 }
 
 /*
- * Were @ref, in the call tree of the function @ref_depth frames above its
- * site (0: the function that holds the site), and @ev, in that of the
- * function @ev_depth frames above its own, made in two calls of that
- * function? Then the return addresses below it differ somewhere, as far as
- * both callchains go: a dispatcher (perf_session__deliver_event()) called
- * for another event, from another loop. Two calls from the same place
- * differ only in the time between, which no event says.
- */
-static bool ref__other_call(const struct refcnt_ref *ref, u32 ref_depth,
-			    const struct refcnt_event *ev, u32 ev_depth)
-{
-	u32 nr;
-
-	if (!ref->below || !ev->below || ref->nr_below <= ref_depth || ev->nr_below <= ev_depth)
-		return false;
-	nr = min_t(u32, ref->nr_below - ref_depth, ev->nr_below - ev_depth);
-	for (u32 i = 0; i < nr; i++) {
-		if (ref->below[ref_depth + i] != ev->below[ev_depth + i])
-			return true;
-	}
-	return false;
-}
-
-/*
  * Is @ref the put's function's own: not kept by an inlined function in it
  * other than the put's (a map__init() inlined in map__new() stores the
  * dso it takes in the map)?
@@ -798,7 +772,7 @@ static bool ref__own(const struct refcnt_ref *ref, const void *arg)
 {
 	const struct refcnt_event *ev = arg;
 
-	return (!ref->scope_keeps || ref->scope == ev->scope) && !ref__other_call(ref, 0, ev, 0);
+	return !ref->scope_keeps || ref->scope == ev->scope;
 }
 
 static bool ref__own_not_twin(const struct refcnt_ref *ref, const void *arg)
@@ -981,10 +955,6 @@ struct keep_arg {
 	u64 frame;		/* the put's caller, as the common caller looked
 				 * for (ref__common()), or 0
 				 */
-	u32 depth;		/* the common caller's frame above a reference's
-				 * site, and above the put's caller
-				 */
-	u32 above;
 };
 
 static bool ref__kept_no_more(const struct refcnt_ref *ref, const void *arg)
@@ -1079,8 +1049,7 @@ static bool ref__common(const struct refcnt_ref *ref, const void *arg)
 	const struct keep_arg *k = arg;
 
 	return ref->tid == k->ev->tid && ref__kept_no_more(ref, arg) &&
-	       (!ref__escaped(ref, k->ev) || ref__owner_called_by(ref, k->frame)) &&
-	       !ref__other_call(ref, k->depth, k->ev, k->above + 1);
+	       (!ref__escaped(ref, k->ev) || ref__owner_called_by(ref, k->frame));
 }
 
 /* The same, and not one an inlined function kept (stored). */
@@ -1111,9 +1080,7 @@ static bool lifetime__pick_common(struct refcnt_lifetime *lt, const struct refcn
 	for (u32 i = 0; i < nr && i < REFCNT_COMMON_FRAMES && above[i]; i++) {
 		/* only the put's own caller's struct: see ref__common() */
 		arg.frame = i ? 0 : above[i];
-		arg.above = i;
 		for (int depth = 0; depth <= REFCNT_UP_FRAMES; depth++) {
-			arg.depth = depth;
 			*pick = refcnt_refset__pick_frame_recent(&lt->refs, depth, above[i],
 								 ref__common_not_kept, &arg,
 								 REFCNT_HANDED_RECENT);

@@ -136,14 +136,6 @@ struct refcnt_event {
 	u8	nr_above;
 	u32	stack;		/* interned callchain id, 0 if none */
 	/*
-	 * The return addresses in the frames below @site's (@above's, as
-	 * far as the callchain goes), interned: valid as long as the engine
-	 * is (NULL: not known). Two calls of one function differ in them
-	 * somewhere below it, or in the time between, which nothing says.
-	 */
-	const u64 *below;
-	u16	nr_below;
-	/*
 	 * A birth or a get: the function that owns the reference, when not
 	 * @caller (the first one above @caller that does not hand it on to
 	 * its own caller: a lookup's caller), and the return address in its
@@ -182,8 +174,6 @@ struct refcnt_ref {
 	u64	scope;
 	u64	up[REFCNT_UP_FRAMES];
 	u32	stack;
-	const u64 *below;	/* as in struct refcnt_event */
-	u16	nr_below;
 	u64	owner;		/* as in struct refcnt_event */
 	u64	owner_site;
 	u64	holders;	/* as in struct refcnt_event */
