@@ -255,10 +255,15 @@ bug_rows() {
 # The input is the whole machine for a second, while a process with a
 # second thread runs (perf test -w thloop): the report of every input then
 # meets a thread that is not its process's leader (thread__init_maps()'s
-# pid != tid branch), whatever else runs on the machine.
-if [ ! -s "$out/input.data" ]; then
+# pid != tid branch), whatever else runs on the machine. An input kept from
+# a run that recorded it otherwise (input.how says how) is recorded again,
+# unless the recordings made of it are only reported again.
+input_how="record -a -g -- perf test -w thloop 1"
+if [ ! -s "$out/input.data" ] ||
+   { [ "$rereport" != 1 ] && [ "$(cat "$out/input.how" 2> /dev/null)" != "$input_how" ]; }; then
 	"$perf" record -q -a -g -o "$out/input.data" -- "$perf" test -w thloop 1 \
 		> /dev/null 2>&1 || { echo "accuracy: cannot record the input" >&2; exit 1; }
+	echo "$input_how" > "$out/input.how"
 fi
 
 pass=0

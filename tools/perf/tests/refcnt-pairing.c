@@ -392,35 +392,41 @@ int test__refcnt_pairing_after_extra_put(struct test_suite *test __maybe_unused,
 }
 
 /*
- * The engine keeps a bounded number of uses after put until a double put
- * tells what they are: Y gets and puts the dead A more times than the
- * bound, then X's double put shows A died early. The kept ones are its
- * consequences; the ones past the bound were told at once, uncertain uses
- * after put.
+ * The engine keeps the uses after put of a dead lifetime until a double
+ * put tells what they are. X's put frees A early; Y gets and puts the dead
+ * A from more different stacks than the engine keeps, and 300 times from
+ * one more, which it keeps once; MAIN's put, a double put, shows A died
+ * early. The kept ones, all 300 repeats too, are its consequences; those
+ * past the bound were told at once, before it, as uncertain uses after
+ * put, and the report's counter says how many.
  */
 int test__refcnt_pairing_deferred_uses_bound(struct test_suite *test __maybe_unused,
 					     int subtest __maybe_unused)
 {
-	const int extra = 3, uses = REFCNT_DEFERRED_USES_MAX + extra;
-	struct refcnt_engine_stats stats;
+	/* one kept for the repeats, the others for a stack each */
+	const int extra = 3, stacks = REFCNT_DEFERRED_USES_MAX - 1 + extra, repeats = 300;
+	struct refcnt_engine_stats before, stats;
 	struct refcnt_event *evs;
 	struct refcnt_engine *engine;
 	struct collect c;
 	int nr = 0, err;
 
-	evs = calloc(4 + 2 * uses, sizeof(*evs));
+	evs = calloc(4 + 2 * (stacks + repeats), sizeof(*evs));
 	TEST_ASSERT_VAL("events", evs);
 	evs[nr++] = (struct refcnt_event)EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1);
 	evs[nr++] = (struct refcnt_event)EV(11, PUT, OBJ_A, X, 0x28, 1, 1);
 	evs[nr++] = (struct refcnt_event)EV(12, DIES, OBJ_A, X, 0x28, 1, 0);
-	for (int i = 0; i < uses; i++) {
-		evs[nr] = (struct refcnt_event)EV(0, GET, OBJ_A, Y, 0x10, 2, 0);
-		evs[nr++].time = 20 + 2 * i;
-		evs[nr] = (struct refcnt_event)EV(0, PUT, OBJ_A, Y, 0x20, 2, 1);
-		evs[nr++].time = 21 + 2 * i;
+	for (int i = 0; i < repeats + stacks; i++) {
+		/* the first ones from one stack again and again, then each from one */
+		u32 stack = 1000 + max(i - repeats, -1);
+
+		evs[nr] = (struct refcnt_event)EV(20 + 2 * i, GET, OBJ_A, Y, 0x10, 2, 0);
+		evs[nr++].stack = stack;
+		evs[nr] = (struct refcnt_event)EV(21 + 2 * i, PUT, OBJ_A, Y, 0x20, 2, 1);
+		evs[nr++].stack = stack;
 	}
-	evs[nr] = (struct refcnt_event)EV(0, PUT, OBJ_A, MAIN, 0x20, 1, 0);
-	evs[nr++].time = 30 + 2 * uses;
+	evs[nr++] = (struct refcnt_event)EV(30 + 2 * (stacks + repeats), PUT, OBJ_A, MAIN, 0x20,
+					    1, 0);
 
 	memset(&c, 0, sizeof(c));
 	engine = refcnt_engine__new(&stream__ops, &c);
@@ -428,7 +434,11 @@ int test__refcnt_pairing_deferred_uses_bound(struct test_suite *test __maybe_unu
 		free(evs);
 		TEST_ASSERT_VAL("engine", engine);
 	}
-	err = stream__feed(engine, evs, nr);
+	/* all but the double put */
+	err = stream__feed(engine, evs, nr - 1);
+	before = *refcnt_engine__stats(engine);
+	if (!err)
+		err = stream__feed(engine, evs + nr - 1, 1);
 	free(evs);
 	if (!err)
 		refcnt_engine__end(engine);
@@ -436,13 +446,18 @@ int test__refcnt_pairing_deferred_uses_bound(struct test_suite *test __maybe_unu
 	refcnt_engine__delete(engine);
 	TEST_ASSERT_VAL("feed", !err);
 
-	TEST_ASSERT_EQUAL("the double put", (int)stats.findings[REFCNT_FINDING__DOUBLE_PUT], 1);
-	TEST_ASSERT_EQUAL("kept, its consequences",
-			  (int)stats.findings[REFCNT_FINDING__AFTER_EXTRA_PUT],
-			  REFCNT_DEFERRED_USES_MAX);
 	TEST_ASSERT_EQUAL("past the bound, told at once",
+			  (int)before.findings[REFCNT_FINDING__USE_AFTER_PUT], extra);
+	TEST_ASSERT_EQUAL("and counted", (int)before.uses_unkept, extra);
+	TEST_ASSERT_EQUAL("the others kept",
+			  (int)before.findings[REFCNT_FINDING__AFTER_EXTRA_PUT], 0);
+	TEST_ASSERT_EQUAL("the double put", (int)stats.findings[REFCNT_FINDING__DOUBLE_PUT], 1);
+	TEST_ASSERT_EQUAL("kept, repeats too, its consequences",
+			  (int)stats.findings[REFCNT_FINDING__AFTER_EXTRA_PUT],
+			  repeats + REFCNT_DEFERRED_USES_MAX - 1);
+	TEST_ASSERT_EQUAL("no more uses after put",
 			  (int)stats.findings[REFCNT_FINDING__USE_AFTER_PUT], extra);
-	TEST_ASSERT_EQUAL("and uncertain", (int)stats.uncertain, extra);
+	TEST_ASSERT_EQUAL("those uncertain", (int)stats.uncertain, extra);
 	return TEST_OK;
 }
 

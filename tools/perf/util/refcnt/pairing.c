@@ -90,6 +90,12 @@ struct refcnt_lifetime {
 	bool			guessed;
 };
 
+/* A use after put kept until its kind is known, and how many times it was made. */
+struct deferred_use {
+	struct refcnt_finding	f;
+	u32			times;
+};
+
 struct refcnt_object {
 	struct refcnt_space_addr key;	/* the hashmap's key points here */
 	u64			generation;	/* 0: never seen */
@@ -111,9 +117,10 @@ struct refcnt_object {
 	/*
 	 * the uses after put of the dead lifetime, told when it is known
 	 * whether a double put shows it died early (@extra_put): at its
-	 * rebirth or the end
+	 * rebirth or the end; the same use repeated is kept once, and no
+	 * more than REFCNT_DEFERRED_USES_MAX different ones
 	 */
-	struct refcnt_finding	*uses;
+	struct deferred_use	*uses;
 	u32			nr_uses, alloc_uses;
 	bool			extra_put;	/* dead, and put again since */
 	u8			type;
@@ -435,18 +442,36 @@ static void object__use_kind(const struct refcnt_object *object, struct refcnt_f
 static void engine__tell_uses(struct refcnt_engine *engine, struct refcnt_object *object)
 {
 	for (u32 i = 0; i < object->nr_uses; i++) {
-		struct refcnt_finding *f = &object->uses[i];
+		struct deferred_use *use = &object->uses[i];
 
-		object__use_kind(object, f);
-		engine__report(engine, object, f, f->uncertain);
+		object__use_kind(object, &use->f);
+		for (u32 n = 0; n < use->times; n++)
+			engine__report(engine, object, &use->f, use->f.uncertain);
 	}
+	zfree(&object->uses);
 	object->nr_uses = 0;
+	object->alloc_uses = 0;
 	object->extra_put = false;
+}
+
+/* The kept use that @f repeats: the same call, stack, thread and freeing put. */
+static struct deferred_use *object__kept_use(struct refcnt_object *object,
+					     const struct refcnt_finding *f)
+{
+	for (u32 i = 0; i < object->nr_uses; i++) {
+		const struct refcnt_finding *k = &object->uses[i].f;
+
+		if (k->ref.site == f->ref.site && k->ref.stack == f->ref.stack &&
+		    k->ref.tid == f->ref.tid && k->ref.op == f->ref.op &&
+		    k->other.site == f->other.site && k->uncertain == f->uncertain)
+			return &object->uses[i];
+	}
+	return NULL;
 }
 
 static int object__grow_uses(struct refcnt_object *object)
 {
-	struct refcnt_finding *uses;
+	struct deferred_use *uses;
 	u32 alloc;
 
 	if (object->nr_uses < object->alloc_uses)
@@ -462,22 +487,38 @@ static int object__grow_uses(struct refcnt_object *object)
 
 /*
  * A use after put of @object, told at once if its lifetime is known to have
- * died early. The uses kept until that is known are bounded: a damaged or
- * pathological recording can get a dead object without end. Past the bound a
- * use is told at once, uncertain, as the use after put it may be.
+ * died early, else kept until that is known. A hot object freed early is
+ * used again by the same calls: each is kept once, with how many times. A
+ * damaged or pathological recording can still use a dead object from
+ * without end of different places: past REFCNT_DEFERRED_USES_MAX of them,
+ * a use is told at once, uncertain, as the use after put it may be (the
+ * report says how many: uses_unkept).
  */
 static int engine__use_after_put(struct refcnt_engine *engine, struct refcnt_object *object,
 				 struct refcnt_finding *f, bool uncertain)
 {
+	struct deferred_use *use;
+
 	f->uncertain = uncertain;
-	if (object->extra_put || object->nr_uses >= REFCNT_DEFERRED_USES_MAX) {
+	if (object->extra_put) {
 		object__use_kind(object, f);
-		engine__report(engine, object, f, uncertain || !object->extra_put);
+		engine__report(engine, object, f, uncertain);
+		return 0;
+	}
+	use = object__kept_use(object, f);
+	if (use && use->times < ~0U) {
+		use->times++;
+		return 0;
+	}
+	if (object->nr_uses >= REFCNT_DEFERRED_USES_MAX) {
+		engine->stats.uses_unkept++;
+		engine__report(engine, object, f, true);
 		return 0;
 	}
 	if (object__grow_uses(object))
 		return -ENOMEM;
-	object->uses[object->nr_uses++] = *f;
+	object->uses[object->nr_uses].f = *f;
+	object->uses[object->nr_uses++].times = 1;
 	return 0;
 }
 

@@ -98,9 +98,9 @@
  */
 #define REFCNT_LIVE_MAX		1048576
 /*
- * uses after put of a dead lifetime kept until a double put, a rebirth or the
- * end tells whether they are consequences of an extra put; past it, each is
- * told at once, uncertain
+ * The different uses after put of a dead lifetime that are kept until a
+ * double put, a rebirth or the end tells whether they are consequences of
+ * an extra put. Past that many, a new one is told at once, uncertain.
  */
 #define REFCNT_DEFERRED_USES_MAX	256
 #define REFCNT_UP_FRAMES	3	/* caller frames above the call site kept */
@@ -361,6 +361,9 @@ struct refcnt_engine_stats {
 				 */
 	u64	stack_only;	/* references only the exiting thread's stack
 				 * or registers may account for, told leaks
+				 */
+	u64	uses_unkept;	/* uses after put told before their kind was
+				 * known (REFCNT_DEFERRED_USES_MAX)
 				 */
 };
 

@@ -529,6 +529,9 @@ void refcnt_report__uncertain_why(const struct refcnt_report *rep, char *buf, si
 	if (st->stack_only)
 		n += scnprintf(buf + n, size - n, ", %" PRIu64 " %s", st->stack_only,
 			       "references only the exiting stack held");
+	if (st->uses_unkept)
+		n += scnprintf(buf + n, size - n, ", %" PRIu64 " %s", st->uses_unkept,
+			       "uses after put of one object from too many places to keep");
 	if (n)
 		memmove(buf, buf + 2, n - 1);
 	else
