@@ -351,7 +351,6 @@ int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
 		EV(23, PUT,  OBJ_B, X, 0x50, 1, 3),
 		EV(24, PUT,  OBJ_B, MAIN, 0x28, 1, 2),
 	};
-	struct refcnt_engine *engine;
 	struct collect c;
 	u32 frame;
 
@@ -369,12 +368,7 @@ int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
 			evs[i].owner_site = fns[frame - 1] + 0x40;
 		}
 	}
-	memset(&c, 0, sizeof(c));
-	engine = refcnt_engine__new(&stream__ops, &c);
-	TEST_ASSERT_VAL("engine", engine);
-	TEST_ASSERT_VAL("feed", !stream__feed(engine, evs, ARRAY_SIZE(evs)));
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
+	TEST_ASSERT_VAL("feed", !stream__collect(evs, ARRAY_SIZE(evs), 0, &c));
 
 	TEST_ASSERT_EQUAL("leaks", c.nr_findings, 2);
 	TEST_ASSERT_VAL("A leaks", c.findings[0].kind == REFCNT_FINDING__LEAK &&
@@ -392,24 +386,6 @@ int test__refcnt_attribution_owner(struct test_suite *test __maybe_unused,
 			c.findings[1].why == REFCNT_WHY__ONE_CALL_TWO &&
 			!c.findings[1].has_culprit);
 	return test__handoff_dwarf();
-}
-
-/* Feed @evs to a new engine that follows OBJ_A, and end the stream into @c. */
-static int attribution__run(const struct refcnt_event *evs, size_t nr, struct collect *c)
-{
-	struct refcnt_engine *engine;
-	int err;
-
-	memset(c, 0, sizeof(*c));
-	engine = refcnt_engine__new(&stream__ops, c);
-	if (!engine)
-		return -ENOMEM;
-	err = refcnt_engine__follow(engine, OBJ_A);
-	if (!err)
-		err = stream__feed(engine, evs, nr);
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
-	return err;
 }
 
 /*
@@ -462,7 +438,7 @@ int test__refcnt_attribution_cached_lookup(struct test_suite *test __maybe_unuse
 			evs[i].owner_site = above + 0x40;
 		}
 	}
-	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 	TEST_ASSERT_VAL("W puts G's, not what X holds",
 			stream__ref_is(&c.steps[4].paired, FN_G + 0x10));
@@ -735,7 +711,7 @@ int test__refcnt_attribution_cached_inline(struct test_suite *test __maybe_unuse
 		if (inlined)
 			cache += 0x800;
 		pr_debug("setter %s\n", inlined ? "inlined" : "called");
-		TEST_ASSERT_VAL("engine", !attribution__run(evs, nr, &c));
+		TEST_ASSERT_VAL("engine", !stream__collect(evs, nr, OBJ_A, &c));
 		for (int i = 0; i < c.nr_steps; i++)
 			pr_debug("step %d: time %" PRIu64 " releases %#" PRIx64 "\n", i,
 				 c.events[i].time, c.steps[i].paired.site);
@@ -815,7 +791,7 @@ int test__refcnt_attribution_inline_init(struct test_suite *test __maybe_unused,
 			}
 		}
 		pr_debug("initializer %s\n", inlined ? "inlined" : "called");
-		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+		TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 		TEST_ASSERT_VAL("F puts what G handed it",
 				stream__ref_is(&c.steps[3].paired, FN_G + 0x10));
@@ -890,7 +866,7 @@ int test__refcnt_attribution_common_caller(struct test_suite *test __maybe_unuse
 	}
 	for (size_t i = 0; i < nr; i++)
 		evs[i].type = type;
-	TEST_ASSERT_VAL("engine", !attribution__run(evs, nr, &c));
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, nr, OBJ_A, &c));
 	for (int i = 0; i < c.nr_findings; i++) {
 		const struct refcnt_finding *f = &c.findings[i];
 
@@ -941,7 +917,7 @@ int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
 			evs[2].scope_keeps = true;
 			evs[3].scope = SCOPE_S;
 		}
-		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+		TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 		pr_debug("%s: the put releases %#" PRIx64 ", twin %d\n",
 			 inlined ? "inlined" : "in F", c.steps[3].paired.site,
@@ -1066,7 +1042,7 @@ int test__refcnt_attribution_escaped(struct test_suite *test __maybe_unused,
 				evs[i].owner_site = FN_X + 0x40 + 8 * (i - 2);
 			}
 		}
-		TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+		TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 		if (common == 2) {
 			TEST_ASSERT_VAL("C's tree releases what X filled for C",
@@ -1120,7 +1096,7 @@ int test__refcnt_attribution_common_not_kept(struct test_suite *test __maybe_unu
 	evs[2].scope = SCOPE_S;
 	evs[2].scope_keeps = true;
 	evs[3].up[0] = FN_F;
-	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 	TEST_ASSERT_VAL("W releases G's",
 			c.steps[3].confidence == REFCNT_PAIR__COMMON_CALLER &&
@@ -1170,7 +1146,7 @@ int test__refcnt_attribution_scope_keeper(struct test_suite *test __maybe_unused
 		evs[i].owner = FN_Y;
 		evs[i].owner_site = FN_Y + 0x40;
 	}
-	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 	TEST_ASSERT_VAL("the array's first", stream__ref_is(&c.steps[5].paired, FN_F + 0x30));
 	TEST_ASSERT_EQUAL("leaks", c.nr_findings, 2);
@@ -1211,7 +1187,7 @@ int test__refcnt_attribution_holder_teardown(struct test_suite *test __maybe_unu
 	evs[2].holders = 4;
 	evs[3].holders = 2;
 	evs[4].holders = 2 | 8;
-	TEST_ASSERT_VAL("engine", !attribution__run(evs, ARRAY_SIZE(evs), &c));
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 	TEST_ASSERT_VAL("R releases I's",
 			c.steps[4].confidence == REFCNT_PAIR__HOLDER &&

@@ -96,6 +96,23 @@ int stream__check(const struct collect *c, const struct expect *exp, int nr)
 	return TEST_OK;
 }
 
+int stream__collect(const struct refcnt_event *evs, size_t nr, u64 follow, struct collect *c)
+{
+	struct refcnt_engine *engine;
+	int err;
+
+	memset(c, 0, sizeof(*c));
+	engine = refcnt_engine__new(&stream__ops, c);
+	if (!engine)
+		return -ENOMEM;
+	err = follow ? refcnt_engine__follow(engine, follow) : 0;
+	if (!err)
+		err = stream__feed(engine, evs, nr);
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+	return err;
+}
+
 /*
  * Feed @evs to a new engine following @follow (if not 0), end the stream
  * and check the findings. @c gets what was collected.
@@ -365,15 +382,9 @@ int test__refcnt_pairing_after_extra_put(struct test_suite *test __maybe_unused,
 		EV(52, DIES, OBJ_B, MAIN, 0x38, 1, 0),
 		EV(60, GET,  OBJ_B, Y, 0x10, 2, 0),
 	};
-	struct refcnt_engine *engine;
 	struct collect c;
 
-	memset(&c, 0, sizeof(c));
-	engine = refcnt_engine__new(&stream__ops, &c);
-	TEST_ASSERT_VAL("engine", engine);
-	TEST_ASSERT_VAL("feed", !stream__feed(engine, evs, ARRAY_SIZE(evs)));
-	refcnt_engine__end(engine);
-	refcnt_engine__delete(engine);
+	TEST_ASSERT_VAL("feed", !stream__collect(evs, ARRAY_SIZE(evs), 0, &c));
 
 	TEST_ASSERT_EQUAL("A's double put", collect__count(&c, OBJ_A, REFCNT_FINDING__DOUBLE_PUT),
 			  1);

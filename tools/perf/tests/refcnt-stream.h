@@ -80,6 +80,11 @@ struct expect {
 extern const struct refcnt_engine_ops stream__ops;
 
 int stream__feed(struct refcnt_engine *engine, const struct refcnt_event *evs, size_t nr);
+/*
+ * Feed @evs to a new engine that follows @follow (if not 0), and end the
+ * stream into @c: 0, or the error of the feed.
+ */
+int stream__collect(const struct refcnt_event *evs, size_t nr, u64 follow, struct collect *c);
 bool stream__ref_is(const struct refcnt_ref *ref, u64 site);
 int stream__check(const struct collect *c, const struct expect *exp, int nr);
 int stream__run(const struct refcnt_event *evs, size_t nr, u64 follow, struct collect *c,

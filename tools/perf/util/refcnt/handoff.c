@@ -169,22 +169,20 @@ static void handoff__param_struct(struct refcnt_handoff *h, Dwarf_Die *die, u64 
 {
 	const char *name = dwarf_diename(die);
 	struct handoff_struct *hs = NULL;
+	bool kept = name && hashmap__find(h->structs, name, &hs);
 
-	if (!name || !hashmap__find(h->structs, name, &hs)) {
+	if (!kept) {
 		hs = zalloc(sizeof(*hs));
 		if (!hs)
 			return;
 		hs->types = handoff__struct(h, die, HANDOFF_EMBED_DEPTH, hs->held);
 		/* a declaration (no members here) is walked again where defined */
-		if (!name || !hs->types || hashmap__add(h->structs, name, hs)) {
-			for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
-				held[t] |= hs->held[t];
-			free(hs);
-			return;
-		}
+		kept = name && hs->types && !hashmap__add(h->structs, name, hs);
 	}
 	for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
 		held[t] |= hs->held[t];
+	if (!kept)
+		free(hs);
 }
 
 /* The holders of the function of subprogram DIE @sp, per type, in @held. */
