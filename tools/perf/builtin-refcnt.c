@@ -108,6 +108,8 @@ static int refcnt__record(int argc, const char **argv)
 		   "probe the inlined copies of these functions as uncovered sites"),
 	OPT_BOOLEAN(0, "probe-at-entry", &opts.at_entry,
 		    "probe every get and put where it starts: none past its NULL check (slower)"),
+	OPT_BOOLEAN(0, "slots", &opts.slots,
+		    "probe where references are stored and loaded: exact pairs (slower)"),
 	OPT_END()
 	};
 
@@ -154,6 +156,7 @@ struct refcnt_report_opts {
 	bool		tui;
 	bool		balance;
 	bool		scan;
+	bool		slots;
 	bool		gen_suppressions;
 	bool		folded;
 	bool		fail_uncertain;
@@ -278,6 +281,7 @@ static int refcnt__report(int argc, const char **argv)
 	struct refcnt_report rep = { .out = stdout };
 	struct refcnt_report_opts o = {
 		.input = REFCNT_DEFAULT_OUTPUT, .scan = true, .fail_uncertain = true,
+		.slots = true,
 	};
 	char types_help[128], callchain_defaults[] = REFCNT_CALLCHAIN_DEFAULT;
 	int ret;
@@ -298,6 +302,8 @@ static int refcnt__report(int argc, const char **argv)
 	OPT_BOOLEAN(0, "balance", &o.balance, "gets, puts and net per call site"),
 	OPT_BOOLEAN(0, "scan", &o.scan,
 		    "use the recording's scan at exit (default: on; off: leaks are gets left)"),
+	OPT_BOOLEAN(0, "slots", &o.slots,
+		    "pair a put with what was stored where it loaded from (default: on)"),
 	OPT_BOOLEAN('q', "quiet", &rep.quiet, "findings only, no callchains"),
 	OPT_STRING('x', "field-separator", &o.field_sep, "separator",
 		   "one line per finding group, fields separated by <separator>"),
@@ -335,6 +341,7 @@ static int refcnt__report(int argc, const char **argv)
 		refcnt_report__print_history_header(stdout, o.follow);
 	ret = o.balance ? refcnt_report__count_balance(&rep) : 0;
 	rep.no_scan = !o.scan;
+	rep.no_slots = !o.slots;
 	if (!ret)
 		ret = refcnt_report__replay(&rep, o.input, o.follow);
 	if (!ret && !o.history)

@@ -15,6 +15,7 @@
 #include "debug.h"
 #include "refcnt-tests.h"
 #include "refcnt-stream.h"
+#include "util/refcnt/slot_code.h"
 #include "util/refcnt/findings.h"
 #include "util/refcnt/handoff.h"
 #include "util/refcnt/inline_scope.h"
@@ -1193,5 +1194,60 @@ int test__refcnt_attribution_holder_teardown(struct test_suite *test __maybe_unu
 			c.steps[4].confidence == REFCNT_PAIR__HOLDER &&
 			stream__ref_is(&c.steps[4].paired, FN_X + 0x10));
 	TEST_ASSERT_VAL("named", !strcmp(refcnt_confidence__name(REFCNT_PAIR__HOLDER), "holder"));
+	return TEST_OK;
+}
+
+/* a slot event (slot_code.h) next to the operation at offset @_off of FN_@_fn */
+#define SLOT_EV(_time, _op, _obj, _fn, _off, _tid, _slot) {			\
+	.time = _time, .slot_op = REFCNT_SLOT__##_op, .obj = _obj,		\
+	.site = FN_##_fn + (_off), .tid = _tid, .slot = _slot,			\
+}
+
+#define SLOT_LOCAL	0x7ffc1000ULL	/* F's map_symbol, on its stack */
+#define SLOT_NODE	0x55501000ULL	/* a cursor node's, in the heap */
+
+int test__refcnt_attribution_slot(struct test_suite *test __maybe_unused,
+				  int subtest __maybe_unused)
+{
+	/*
+	 * F takes a reference into its local struct, then calls G, which
+	 * stores one in a node that outlives the call; F's teardown helper H
+	 * puts the local's. By the call trees, H releases G's: F still runs
+	 * above it and releases its own later, says the common caller. The
+	 * slots say H loaded the local's. Later, W resets the node: G's.
+	 */
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, F, 0x10, 1, 1),
+		SLOT_EV(12, STORE, OBJ_A, F, 0x10, 1, SLOT_LOCAL),
+		EV(13, GET, OBJ_A, G, 0x10, 1, 2),
+		SLOT_EV(14, STORE, OBJ_A, G, 0x10, 1, SLOT_NODE),
+		SLOT_EV(15, LOAD, OBJ_A, H, 0x10, 1, SLOT_LOCAL),
+		EV(16, PUT, OBJ_A, H, 0x10, 1, 3),
+		SLOT_EV(20, LOAD, OBJ_A, H, 0x10, 1, SLOT_NODE),
+		EV(21, GET, OBJ_B, Y, 0x10, 1, 1),	/* in between: not the put's load */
+		EV(22, PUT, OBJ_A, H, 0x10, 1, 2),
+		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 1),
+	};
+	static const u64 up_f[] = { FN_MAIN }, up_g[] = { FN_F, FN_MAIN },
+		up_w[] = { FN_W, FN_MAIN };
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("maps"));
+		evs[i].space = 1;
+	}
+	memcpy(evs[1].up, up_f, sizeof(up_f));
+	memcpy(evs[3].up, up_g, sizeof(up_g));
+	memcpy(evs[6].up, up_g, sizeof(up_g));	/* H called by F */
+	memcpy(evs[9].up, up_w, sizeof(up_w));	/* H called by W, after F */
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, 6);
+	TEST_ASSERT_VAL("H releases F's, by its slot",
+			c.steps[3].confidence == REFCNT_PAIR__SLOT &&
+			stream__ref_is(&c.steps[3].paired, FN_F + 0x10));
+	TEST_ASSERT_VAL("a load is the next operation's only",
+			c.steps[4].confidence != REFCNT_PAIR__SLOT);
+	TEST_ASSERT_VAL("named", !strcmp(refcnt_confidence__name(REFCNT_PAIR__SLOT), "slot"));
 	return TEST_OK;
 }

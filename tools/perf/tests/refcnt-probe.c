@@ -99,3 +99,98 @@ int test__refcnt_probe_past_null(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("code cut short", !refcnt_probe__past_null(map_put, 0x1e, FN));
 	return TEST_OK;
 }
+
+#define GET_FN	(FN + 0x100)
+#define PUT_FN	(FN + 0x200)
+
+/*
+ * A get whose result goes to a struct member, then a put of another
+ * member: "call get; mov %rax,0x10(%rbx)", "mov 0x18(%rbx),%rdi; call put".
+ */
+static const u8 store_load[] = {
+	0xe8, 0xfb, 0x00, 0x00, 0x00,		/* +0x0 call GET_FN */
+	0x48, 0x89, 0x43, 0x10,			/* +0x5 mov %rax,0x10(%rbx) */
+	0x48, 0x8b, 0x7b, 0x18,			/* +0x9 mov 0x18(%rbx),%rdi */
+	0xe8, 0xee, 0x01, 0x00, 0x00,		/* +0xd call PUT_FN */
+	0xc3,					/* +0x12 ret */
+};
+
+struct slot_seen {
+	struct refcnt_slot_insn si[4];
+	int nr;
+};
+
+static int slot_kind(u64 target, void *arg __maybe_unused)
+{
+	if (target == GET_FN)
+		return REFCNT_SLOT__STORE;
+	return target == PUT_FN ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
+}
+
+static int slot_found(u64 target __maybe_unused, const struct refcnt_slot_insn *si, void *arg)
+{
+	struct slot_seen *seen = arg;
+
+	if (seen->nr < (int)ARRAY_SIZE(seen->si))
+		seen->si[seen->nr] = *si;
+	seen->nr++;
+	return 0;
+}
+
+/* The slots in store_load with @len bytes at @off replaced by @bytes. */
+static int slots_with(size_t off, const u8 *bytes, size_t len, struct slot_seen *seen)
+{
+	u8 code[sizeof(store_load)];
+
+	memcpy(code, store_load, sizeof(code));
+	memcpy(code + off, bytes, len);
+	memset(seen, 0, sizeof(*seen));
+	return refcnt_slot__scan(code, sizeof(code), FN, slot_kind, slot_found, seen);
+}
+
+int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
+{
+	/* the result moved to %r12 first, then stored: mov %rax,%r12; mov %r12,(%rbp) */
+	static const u8 moved[] = { 0x49, 0x89, 0xc4, 0x4c, 0x89, 0x65, 0x00 };
+	/* the result's register overwritten before any store: xor %eax,%eax; nop */
+	static const u8 lost[] = { 0x31, 0xc0, 0x90, 0x90 };
+	/* the load overwrites its base: mov 0x18(%rdi),%rdi */
+	static const u8 base_lost[] = { 0x48, 0x8b, 0x7f, 0x18 };
+	/* a branch between the load and the put: je +0; nop */
+	static const u8 branch[] = { 0x74, 0x00, 0x90, 0x90 };
+	struct slot_seen seen;
+
+#ifndef HAVE_LIBCAPSTONE_SUPPORT
+	/* a perf without capstone finds no slot */
+	return TEST_SKIP;
+#endif
+	TEST_ASSERT_VAL("scan", !slots_with(0, store_load, 1, &seen));
+	TEST_ASSERT_VAL("a store and a load", seen.nr == 2);
+	TEST_ASSERT_VAL("the store", seen.si[0].op == REFCNT_SLOT__STORE &&
+			seen.si[0].vaddr == FN + 0x5 && seen.si[0].call == FN + 0x5 &&
+			!strcmp(seen.si[0].base, "%bx") && seen.si[0].disp == 0x10 &&
+			!strcmp(seen.si[0].value, "%ax"));
+	TEST_ASSERT_VAL("the load, probed at the call", seen.si[1].op == REFCNT_SLOT__LOAD &&
+			seen.si[1].vaddr == FN + 0xd && seen.si[1].call == FN + 0x12 &&
+			!strcmp(seen.si[1].base, "%bx") && seen.si[1].disp == 0x18 &&
+			!strcmp(seen.si[1].value, "%di"));
+
+	TEST_ASSERT_VAL("scan", !slots_with(9, base_lost, sizeof(base_lost), &seen));
+	TEST_ASSERT_VAL("the load, probed where its base is", seen.nr == 2 &&
+			seen.si[1].vaddr == FN + 0x9 && !strcmp(seen.si[1].base, "%di") &&
+			seen.si[1].disp == 0x18 && !seen.si[1].value);
+
+	TEST_ASSERT_VAL("scan", !slots_with(5, moved, sizeof(moved), &seen));
+	TEST_ASSERT_VAL("a copy of the result stored", seen.nr == 1 &&
+			seen.si[0].vaddr == FN + 0x8 && !strcmp(seen.si[0].value, "%r12") &&
+			!strcmp(seen.si[0].base, "%bp") && seen.si[0].disp == 0);
+
+	TEST_ASSERT_VAL("scan", !slots_with(5, lost, sizeof(lost), &seen));
+	TEST_ASSERT_VAL("no store of an overwritten result", seen.nr == 1 &&
+			seen.si[0].op == REFCNT_SLOT__LOAD);
+
+	TEST_ASSERT_VAL("scan", !slots_with(9, branch, sizeof(branch), &seen));
+	TEST_ASSERT_VAL("no load across a branch", seen.nr == 1 &&
+			seen.si[0].op == REFCNT_SLOT__STORE);
+	return TEST_OK;
+}

@@ -44,6 +44,7 @@ int test__refcnt_attribution_escaped(struct test_suite *test, int subtest);
 int test__refcnt_attribution_scope_keeper(struct test_suite *test, int subtest);
 int test__refcnt_attribution_common_not_kept(struct test_suite *test, int subtest);
 int test__refcnt_attribution_holder_teardown(struct test_suite *test, int subtest);
+int test__refcnt_attribution_slot(struct test_suite *test, int subtest);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);
 int test__refcnt_attribution_cached_lookup(struct test_suite *test, int subtest);
@@ -77,5 +78,6 @@ int test__refcnt_zstd_end(struct test_suite *test, int subtest);
 
 /* tests/refcnt-probe.c: where record places a probe */
 int test__refcnt_probe_past_null(struct test_suite *test, int subtest);
+int test__refcnt_probe_slots(struct test_suite *test, int subtest);
 
 #endif /* __PERF_TESTS_REFCNT_H */

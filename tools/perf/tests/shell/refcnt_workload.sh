@@ -62,6 +62,23 @@ if record buggy buggy; then
 	fi
 fi
 
+# probing where the references are stored and loaded: the same exact
+# findings, and puts paired by their slots
+if record slots buggy --slots; then
+	if ! grep -qE "^perf refcnt: [1-9][0-9]* slots probed" "$tmpdir/slots.err"; then
+		fail "slots: record probed no slot"
+	fi
+	if ! diff -u "$tmpdir/buggy.expected" "$tmpdir/slots.found"; then
+		fail "slots: findings differ from the injected bugs (- expected, + found)"
+	fi
+	if ! perf refcnt report -i "$tmpdir/slots.data" --stdio 2> /dev/null |
+		grep -qE "^# slots: [0-9]+ events; [1-9][0-9]* references stored .* [1-9][0-9]* of them paired by it"; then
+		fail "slots: no put paired by its slot"
+	else
+		echo "refcnt workload: slots: the same findings, puts paired by their slots"
+	fi
+fi
+
 if record uncovered buggy -t dso,map --uncover map__get; then
 	if ! grep -q "uncovered: map__get() inlined in refcnt_map_take() .*its hits are recorded" \
 		"$tmpdir/uncovered.err"; then

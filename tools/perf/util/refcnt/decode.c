@@ -25,6 +25,7 @@
 #include "../thread.h"
 #include "../dso.h"
 #include "decode.h"
+#include "slot_code.h"
 #include "handoff.h"
 #include "hash.h"
 #include "inline_scope.h"
@@ -40,6 +41,8 @@ struct refcnt_evsel {
 	struct tep_format_field	*site;		/* entry probes: return address */
 	struct tep_format_field	*ret_ip;	/* return probes: the call site */
 	int			uncovered;	/* index in decoder->uncovered, or -1 */
+	u8			slot_op;	/* a slot probe's: slot_code.h */
+	struct tep_format_field	*slot, *disp, *rel;
 };
 
 /* What the decoder knows of a binary's DWARF: d->handoffs */
@@ -107,6 +110,12 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			nr++;
 			continue;
 		}
+		re->slot_op = refcnt_event_name__slot(name + 1);
+		re->slot = evsel__field(evsel, "slot");
+		re->disp = evsel__field(evsel, "disp");
+		re->rel = evsel__field(evsel, "rel");
+		if (re->slot_op && (!re->slot || !re->disp || !re->rel))
+			re->slot_op = REFCNT_SLOT__NONE;	/* damaged: not one */
 		re->obj = evsel__field(evsel, "obj");
 		re->live = evsel__field(evsel, "live");
 		re->site = evsel__field(evsel, "site");
@@ -445,6 +454,24 @@ static bool field__in(const struct tep_format_field *field, const struct perf_sa
 			  (u32)field->offset + field->size <= sample->raw_size);
 }
 
+/*
+ * A slot probe's event: the slot's address, and the site of the call it
+ * belongs to (the get's or the put's return address), @rel from the probe.
+ */
+static int decoder__slot(const struct refcnt_evsel *re, struct evsel *evsel,
+			 struct perf_sample *sample, struct refcnt_event *ev)
+{
+	if (!field__in(re->slot, sample) || !field__in(re->disp, sample) ||
+	    !field__in(re->rel, sample))
+		return 1;
+	ev->slot_op = re->slot_op;
+	ev->slot = format_field__intval(re->slot, sample, evsel->needs_swap) +
+		   (s64)format_field__intval(re->disp, sample, evsel->needs_swap);
+	ev->site = sample->ip + (s64)format_field__intval(re->rel, sample, evsel->needs_swap);
+	ev->live = REFCNT_LIVE_UNKNOWN;
+	return 0;
+}
+
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev)
 {
@@ -484,6 +511,8 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	}
 	ev->live = re->live ? (s32)format_field__intval(re->live, sample, evsel->needs_swap)
 			    : REFCNT_LIVE_UNKNOWN;
+	if (re->slot_op)
+		return decoder__slot(re, evsel, sample, ev);
 
 	if (re->site) {
 		ev->site = format_field__intval(re->site, sample, evsel->needs_swap);

@@ -29,6 +29,8 @@
 #include "pair_model.h"
 #include "pairing.h"
 #include "refset.h"
+#include "slot_code.h"
+#include "slot_track.h"
 #include "release_share.h"
 #include "suspects.h"
 
@@ -160,6 +162,7 @@ struct refcnt_engine {
 	struct refcnt_refset_index refindex;	/* of the lifetimes' references */
 	struct refcnt_pair_model *model;	/* of the exact pairs */
 	struct refcnt_release_share *shares;	/* what each site's references became */
+	struct refcnt_slot_track *slot_track;	/* what the slot events say */
 	bool			ended;
 };
 
@@ -177,6 +180,7 @@ static const char * const finding_names[REFCNT_FINDING__MAX] = {
 
 static const char * const confidence_names[REFCNT_PAIR__NONE + 1] = {
 	[REFCNT_PAIR__EXACT]		= "exact",
+	[REFCNT_PAIR__SLOT]		= "slot",
 	[REFCNT_PAIR__SAME_CALLER]	= "same caller",
 	[REFCNT_PAIR__LEARNT]		= "learnt",
 	[REFCNT_PAIR__COMMON_CALLER]	= "common caller",
@@ -228,8 +232,9 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 	engine->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	engine->model = refcnt_pair_model__new();
 	engine->shares = refcnt_release_share__new();
+	engine->slot_track = refcnt_slot_track__new();
 	if (IS_ERR(engine->objects) || IS_ERR(engine->follow) || IS_ERR(engine->threads) ||
-	    !engine->model || !engine->shares ||
+	    !engine->model || !engine->shares || !engine->slot_track ||
 	    refcnt_refset_index__init(&engine->refindex, REFCNT_INDEX_MIN)) {
 		if (!IS_ERR(engine->objects))
 			hashmap__free(engine->objects);
@@ -239,6 +244,7 @@ struct refcnt_engine *refcnt_engine__new(const struct refcnt_engine_ops *ops, vo
 			hashmap__free(engine->threads);
 		refcnt_pair_model__delete(engine->model);
 		refcnt_release_share__delete(engine->shares);
+		refcnt_slot_track__delete(engine->slot_track);
 		refcnt_refset_index__exit(&engine->refindex);
 		free(engine);
 		return NULL;
@@ -284,6 +290,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	hashmap__free(engine->scan);
 	refcnt_pair_model__delete(engine->model);
 	refcnt_release_share__delete(engine->shares);
+	refcnt_slot_track__delete(engine->slot_track);
 	refcnt_refset_index__exit(&engine->refindex);
 	free(engine);
 }
@@ -329,6 +336,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->tid = ev->tid;
 	ref->scope_keeps = ev->scope_keeps;
 	ref->holders = ev->holders;
+	ref->slot = 0;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -1187,6 +1195,20 @@ static bool lifetime__pick_holder(struct refcnt_lifetime *lt, const struct refcn
 }
 
 /*
+ * The reference stored to the slot the put's argument was loaded from
+ * (slot_code.h): the most recent store there, if more than one (what the
+ * first stored was overwritten).
+ */
+static bool lifetime__pick_slot(struct refcnt_lifetime *lt, u64 slot, u32 *pick)
+{
+	if (!slot)
+		return false;
+	*pick = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, slot, ref__any, NULL,
+						 (u32)-1);
+	return *pick != REFSET_NONE;
+}
+
+/*
  * Which outstanding reference a put releases, and how sure that is: its
  * position in lt->refs, or REFSET_NONE for one of unknown origin.
  */
@@ -1283,11 +1305,19 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	bool over = !lifetime__count(lt);
 	struct refcnt_ref put;
 	u32 pick = 0;
+	u64 slot;
 	bool own;
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
-	if (!over) {
+	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
+	engine->stats.slot_loads += !!slot;
+	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, slot, &pick)) {
+		step->confidence = REFCNT_PAIR__SLOT;
+		engine->stats.slot_pairs++;
+	} else if (!over) {
 		step->confidence = lifetime__pick(lt, engine->model, ev, &pick);
+	}
+	if (!over) {
 		if (pick == REFSET_NONE) {
 			step->paired = lt->unknown_ref;
 			lt->unknown--;
@@ -1506,6 +1536,48 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	}
 }
 
+/* A slot event: a store says where the reference just taken lives. */
+static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event *ev)
+{
+	struct refcnt_space_addr key = { .space = ev->space, .addr = ev->obj };
+	struct refcnt_object *object;
+	u32 pos;
+
+	if (ev->slot_op == REFCNT_SLOT__LOAD)
+		return refcnt_slot_track__load(engine->slot_track, ev);
+	if (ev->slot_op != REFCNT_SLOT__STORE || !ev->slot ||
+	    !refcnt_slot_track__store(engine->slot_track, ev, &pos) ||
+	    !hashmap__find(engine->objects, &key, &object) || !object->live ||
+	    !refcnt_refset__at(&object->live->refs, pos))
+		return 0;
+	engine->stats.slots_stored++;
+	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
+}
+
+/*
+ * After an operation: a get or a birth that pushed a reference may have
+ * a store next that says its slot; anything else ends what the thread's
+ * slot events said.
+ */
+static int engine__slot_op(struct refcnt_engine *engine, const struct refcnt_object *object,
+			   const struct refcnt_event *ev)
+{
+	struct refcnt_lifetime *lt = object->live;
+	bool took = false;
+	u32 pos = 0;
+
+	if (lt && (ev->op == REFCNT_OP__GET || ev->op == REFCNT_OP__BORN) &&
+	    refcnt_refset__slots(&lt->refs)) {
+		const struct refcnt_ref *ref;
+
+		pos = refcnt_refset__slots(&lt->refs) - 1;
+		ref = refcnt_refset__at(&lt->refs, pos);
+		took = ref && ref->time == ev->time && ref->tid == ev->tid &&
+		       ref->site == ev->site;
+	}
+	return refcnt_slot_track__op(engine->slot_track, ev, took, pos);
+}
+
 int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
 	struct refcnt_step step = {
@@ -1522,6 +1594,8 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		return -EINVAL;
 	if (!ev->obj)
 		return 0;
+	if (ev->slot_op)
+		return engine__slot(engine, ev);
 
 	engine->stats.events++;
 	in_order = ev->time >= engine->last_time;
@@ -1554,7 +1628,7 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 	object->last_op = ev->op;
 
 	step.before = object->live ? lifetime__count(object->live) : 0;
-	err = engine__op(engine, object, ev, &step);
+	err = engine__op(engine, object, ev, &step) ?: engine__slot_op(engine, object, ev);
 
 	if (object->followed && engine->ops.step) {
 		step.generation = object->generation;

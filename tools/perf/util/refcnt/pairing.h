@@ -163,6 +163,13 @@ struct refcnt_event {
 	 * there; for a put, @caller's, which may release what one held
 	 */
 	u64	holders;
+	/*
+	 * A slot event (slot_code.h: not an operation): @obj was stored to
+	 * (REFCNT_SLOT__STORE) or loaded from (__LOAD) the word at @slot,
+	 * next to the call whose return address is @site; 0 for an operation
+	 */
+	u8	slot_op;
+	u64	slot;
 };
 
 /* Where a reference was taken or released. */
@@ -177,6 +184,7 @@ struct refcnt_ref {
 	u64	owner;		/* as in struct refcnt_event */
 	u64	owner_site;
 	u64	holders;	/* as in struct refcnt_event */
+	u64	slot;		/* where it was stored, if a slot probe saw it */
 	u32	tid;
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
@@ -195,6 +203,9 @@ struct refcnt_ref {
 
 enum refcnt_confidence {
 	REFCNT_PAIR__EXACT,		/* only one reference could be released */
+	REFCNT_PAIR__SLOT,		/* the one stored where the put's
+					 * argument was loaded from (slot_code.h)
+					 */
 	REFCNT_PAIR__SAME_CALLER,	/* taken in the put's calling function */
 	REFCNT_PAIR__LEARNT,		/* by a function whose references the
 					 * put's released where it had one choice
@@ -365,6 +376,9 @@ struct refcnt_engine_stats {
 	u64	uses_unkept;	/* uses after put told before their kind was
 				 * known (REFCNT_DEFERRED_USES_MAX)
 				 */
+	u64	slots_stored;	/* references whose slot a store showed */
+	u64	slot_loads;	/* puts whose argument a load showed the slot of */
+	u64	slot_pairs;	/* of those, paired by the slot */
 };
 
 struct refcnt_engine;

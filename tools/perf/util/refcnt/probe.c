@@ -43,6 +43,7 @@
 #include "../strlist.h"
 #include "handoff.h"
 #include "probe.h"
+#include "slot_code.h"
 
 /*
  * What an entry uprobe fetches, per ELF machine, as DWARF register numbers
@@ -340,23 +341,6 @@ static const u8 *resolver__code(struct refcnt_resolver *r, u64 vaddr, size_t *si
 	return NULL;
 }
 
-static const char *capstone_reg(x86_reg reg)
-{
-	static const struct { x86_reg reg; const char *name; } regs[] = {
-		{ X86_REG_RAX, "%ax" }, { X86_REG_RBX, "%bx" }, { X86_REG_RCX, "%cx" },
-		{ X86_REG_RDX, "%dx" }, { X86_REG_RSI, "%si" }, { X86_REG_RDI, "%di" },
-		{ X86_REG_RBP, "%bp" }, { X86_REG_R8, "%r8" }, { X86_REG_R9, "%r9" },
-		{ X86_REG_R10, "%r10" }, { X86_REG_R11, "%r11" }, { X86_REG_R12, "%r12" },
-		{ X86_REG_R13, "%r13" }, { X86_REG_R14, "%r14" }, { X86_REG_R15, "%r15" },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
-		if (regs[i].reg == reg)
-			return regs[i].name;
-	}
-	return NULL;
-}
-
 /*
  * Where DWARF cannot say where the object is (an SSE register, an
  * expression such as array[i]), the copy's first access to the refcount
@@ -392,10 +376,11 @@ static bool resolver__refcnt_access(struct refcnt_resolver *r, Dwarf_Die *inl,
 				cs_x86_op *op = &x86->operands[k];
 
 				if (op->type != X86_OP_MEM || op->mem.disp != live_offset ||
-				    op->mem.index != X86_REG_INVALID || !capstone_reg(op->mem.base))
+				    op->mem.index != X86_REG_INVALID ||
+				    !refcnt_x86_reg_name(op->mem.base))
 					continue;
 				loc->kind = REFCNT_LOC__REG;
-				loc->reg = capstone_reg(op->mem.base);
+				loc->reg = refcnt_x86_reg_name(op->mem.base);
 				loc->offset = 0;
 				*pc = insn[i].address;
 				found = true;
@@ -407,29 +392,6 @@ static bool resolver__refcnt_access(struct refcnt_resolver *r, Dwarf_Die *inl,
 	}
 	cs_close(&handle);
 	return found;
-}
-
-/* The 64-bit register that @reg (64 or 32 bits) is part of, or INVALID. */
-static x86_reg x86_reg64(x86_reg reg)
-{
-	static const x86_reg regs[][2] = {
-		{ X86_REG_EAX, X86_REG_RAX }, { X86_REG_EBX, X86_REG_RBX },
-		{ X86_REG_ECX, X86_REG_RCX }, { X86_REG_EDX, X86_REG_RDX },
-		{ X86_REG_ESI, X86_REG_RSI }, { X86_REG_EDI, X86_REG_RDI },
-		{ X86_REG_EBP, X86_REG_RBP }, { X86_REG_R8D, X86_REG_R8 },
-		{ X86_REG_R9D, X86_REG_R9 }, { X86_REG_R10D, X86_REG_R10 },
-		{ X86_REG_R11D, X86_REG_R11 }, { X86_REG_R12D, X86_REG_R12 },
-		{ X86_REG_R13D, X86_REG_R13 }, { X86_REG_R14D, X86_REG_R14 },
-		{ X86_REG_R15D, X86_REG_R15 },
-		{ X86_REG_DI, X86_REG_RDI }, { X86_REG_DIL, X86_REG_RDI },
-		{ X86_REG_BP, X86_REG_RBP }, { X86_REG_BPL, X86_REG_RBP },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
-		if (regs[i][0] == reg || regs[i][1] == reg)
-			return regs[i][1];
-	}
-	return X86_REG_INVALID;
 }
 
 /*
@@ -448,9 +410,9 @@ static bool insn__keeps(const cs_insn *insn, const char *obj)
 	case X86_INS_MOV:
 		if (x86->op_count != 2 || x86->operands[0].type != X86_OP_REG)
 			return false;
-		dst = x86_reg64(x86->operands[0].reg);
-		return dst != X86_REG_INVALID && capstone_reg(dst) &&
-		       strcmp(capstone_reg(dst), obj);
+		dst = refcnt_x86_reg64(x86->operands[0].reg);
+		return dst != X86_REG_INVALID && refcnt_x86_reg_name(dst) &&
+		       strcmp(refcnt_x86_reg_name(dst), obj);
 	default:
 		return false;
 	}
@@ -570,21 +532,6 @@ static void resolver__onto_branch(struct refcnt_resolver *r, struct refcnt_probe
 	cs_close(&handle);
 }
 
-/* Does @insn write register @reg (64-bit, or a part of it)? Unknown: yes. */
-static bool insn__writes(csh handle, const cs_insn *insn, x86_reg reg)
-{
-	cs_regs regs_read, regs_write;
-	u8 nr_read, nr_write;
-
-	if (cs_regs_access(handle, insn, regs_read, &nr_read, regs_write, &nr_write))
-		return true;
-	for (u8 i = 0; i < nr_write; i++) {
-		if (x86_reg64(regs_write[i]) == reg)
-			return true;
-	}
-	return false;
-}
-
 /* Is @insn "<mnemonic> %@a,%@b" (registers, 64-bit)? */
 static bool insn__regs(const cs_insn *insn, unsigned int id, x86_reg a, x86_reg b)
 {
@@ -615,7 +562,8 @@ static bool insn__passable(csh handle, const cs_insn *insn, x86_reg obj)
 	    cs_insn_group(handle, insn, X86_GRP_CALL) ||
 	    cs_insn_group(handle, insn, X86_GRP_RET) || cs_insn_group(handle, insn, X86_GRP_INT) ||
 	    x86->prefix[0] == X86_PREFIX_LOCK ||
-	    insn__writes(handle, insn, obj) || insn__writes(handle, insn, X86_REG_RBP))
+	    refcnt_x86_insn_writes(handle, insn, obj) ||
+	    refcnt_x86_insn_writes(handle, insn, X86_REG_RBP))
 		return false;
 	for (int i = 0; i < x86->op_count; i++) {
 		const cs_x86_op *op = &x86->operands[i];
@@ -788,6 +736,25 @@ static int resolver__add_outer_born(struct refcnt_resolver *r, struct refcnt_fun
 	return 0;
 }
 
+/* The lowest REFCNT_COPY_RANGES ends of an inlined copy's address ranges, in order. */
+static void die__copy_ends(Dwarf_Die *inl, u64 *ends)
+{
+	Dwarf_Addr base, start, end;
+	ptrdiff_t off = 0;
+
+	while ((off = dwarf_ranges(inl, off, &base, &start, &end)) > 0) {
+		/* insert @end in order, the highest falls off */
+		for (int i = 0; i < REFCNT_COPY_RANGES; i++) {
+			if (ends[i] && ends[i] <= end)
+				continue;
+			memmove(&ends[i + 1], &ends[i],
+				(REFCNT_COPY_RANGES - 1 - i) * sizeof(*ends));
+			ends[i] = end;
+			break;
+		}
+	}
+}
+
 static int resolver__add_inlined(struct refcnt_resolver *r, struct refcnt_func *fn,
 				 Dwarf_Die *inl, Dwarf_Die *sp)
 {
@@ -870,6 +837,7 @@ uncovered:
 		tmp.has_offset = !resolver__file_offset(r, entry, &tmp.offset);
 	}
 
+	die__copy_ends(inl, tmp.copy_ends);
 	tmp.in_func = in_func ? strdup(in_func) : NULL;
 	file = die_get_call_file(inl);
 	tmp.call_file = file ? strdup(file) : NULL;
@@ -1036,6 +1004,139 @@ static int resolver__scan_dwarf(struct refcnt_resolver *r)
 	return 0;
 }
 
+#ifdef HAVE_LIBCAPSTONE_SUPPORT
+/* The spec function out of line at @start: a get's, a born's or a put's. */
+static const struct refcnt_func *resolver__func_at(const struct refcnt_resolver *r, u64 start)
+{
+	for (int i = 0; i < r->nr_funcs; i++) {
+		if (r->funcs[i].found && r->funcs[i].start == start &&
+		    (r->rp->type_mask & (1UL << r->funcs[i].type)))
+			return &r->funcs[i];
+	}
+	return NULL;
+}
+
+static int slot__kind(u64 target, void *arg)
+{
+	const struct refcnt_func *fn = resolver__func_at(arg, target);
+
+	if (!fn)
+		return REFCNT_SLOT__NONE;
+	if (fn->op == REFCNT_OP__GET || fn->op == REFCNT_OP__BORN)
+		return REFCNT_SLOT__STORE;
+	return fn->op == REFCNT_OP__PUT ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
+}
+
+static int slot__add(struct refcnt_resolver *r, u8 type, u8 op, const char *func,
+		     const struct refcnt_slot_insn *si)
+{
+	struct refcnt_probe *p;
+	u64 offset;
+
+	if (resolver__file_offset(r, si->vaddr, &offset))
+		return 0;
+	p = probes__add(&r->rp->slots, &r->rp->nr_slots);
+	if (!p)
+		return -ENOMEM;
+	p->type = type;
+	p->op = op;
+	p->func = func;
+	p->vaddr = si->vaddr;
+	p->offset = offset;
+	p->slot = *si;
+	p->has_offset = true;
+	return 0;
+}
+
+static int slot__found(u64 target, const struct refcnt_slot_insn *si, void *arg)
+{
+	struct refcnt_resolver *r = arg;
+	const struct refcnt_func *fn = resolver__func_at(r, target);
+
+	return fn ? slot__add(r, fn->type, fn->op, fn->name, si) : 0;
+}
+
+/*
+ * Where an inlined get's result goes: the store of its object's register
+ * right after the copy's code (after its count's increment loop).
+ */
+static int resolver__inline_slots(struct refcnt_resolver *r)
+{
+	for (int i = 0; i < r->rp->nr; i++) {
+		const struct refcnt_probe *p = &r->rp->probes[i];
+		struct refcnt_slot_insn si;
+		const u8 *code = NULL;
+		size_t size;
+		int err;
+
+		if (!p->inlined || p->op != REFCNT_OP__GET || p->obj.kind != REFCNT_LOC__REG)
+			continue;
+		/* from the first end past the probe where the object is stored: its join */
+		for (int k = 0; k < REFCNT_COPY_RANGES && p->copy_ends[k]; k++) {
+			if (p->copy_ends[k] <= p->vaddr)
+				continue;
+			code = resolver__code(r, p->copy_ends[k], &size);
+			if (code && refcnt_slot__store_from(code, size, p->copy_ends[k],
+							    p->obj.reg, &si))
+				break;
+			code = NULL;
+		}
+		if (!code)
+			continue;
+		si.call = p->vaddr;	/* an inlined copy's site is its probe */
+		err = slot__add(r, p->type, p->op, p->func, &si);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
+ * The slots of the references the out-of-line gets, borns and puts take
+ * and release, at their calls in every function of the symbol table, and
+ * of the inlined gets.
+ */
+static int resolver__scan_slots(struct refcnt_resolver *r)
+{
+	Elf_Scn *scn = NULL;
+	int err = resolver__inline_slots(r);
+
+	if (err)
+		return err;
+
+	while ((scn = elf_nextscn(r->elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			const u8 *code;
+			GElf_Sym sym;
+			size_t size;
+
+			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value || !sym.st_size || sym.st_shndx == SHN_UNDEF)
+				continue;
+			code = resolver__code(r, sym.st_value, &size);
+			if (!code)
+				continue;
+			err = refcnt_slot__scan(code, min_t(size_t, size, sym.st_size),
+						sym.st_value, slot__kind, slot__found, r);
+			if (err)
+				return err;
+		}
+	}
+	return 0;
+}
+#else
+static int resolver__scan_slots(struct refcnt_resolver *r __maybe_unused)
+{
+	return 0;
+}
+#endif
+
 static int probe__cmp(const void *a, const void *b)
 {
 	const struct refcnt_probe *pa = a, *pb = b;
@@ -1059,6 +1160,17 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 		if (i && (p->type != p[-1].type || p->op != p[-1].op))
 			seq = 0;
 		if (asprintf(&p->event, "%s__%s__%d", type, refcnt_op__name(p->op), seq++) < 0)
+			return -ENOMEM;
+	}
+	/* slots: named by their address and what they are, the same */
+	for (int i = 0; i < rp->nr_slots; i++) {
+		struct refcnt_probe *p = &rp->slots[i];
+
+		if (asprintf(&p->event, "%s__%s__%c%" PRIx64, refcnt_type_specs[p->type].name,
+			     refcnt_op__name(p->op),
+			     p->slot.op == REFCNT_SLOT__STORE ? REFCNT_STORE_PREFIX[0]
+							      : REFCNT_LOAD_PREFIX[0],
+			     p->vaddr) < 0)
 			return -ENOMEM;
 	}
 	/* uncovered copies: named by their address, see refcnt_event_name__parse() */
@@ -1105,9 +1217,11 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 {
 	struct refcnt_resolver r = { .rp = rp, .at_entry = at_entry };
 	struct debuginfo *dinfo = NULL;
+	bool want_slots = rp->want_slots;
 	int fd, ret;
 
 	memset(rp, 0, sizeof(*rp));
+	rp->want_slots = want_slots;
 	if (uncover) {
 		r.uncover = strlist__new(uncover, NULL);
 		if (!r.uncover)
@@ -1200,6 +1314,11 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 
 	for (int i = 0; i < rp->nr; i++)
 		rp->probes[i].live_offset = r.live_offset[rp->probes[i].type];
+	if (rp->want_slots && r.ehdr.e_machine == EM_X86_64) {
+		ret = resolver__scan_slots(&r);
+		if (ret)
+			goto out_close;
+	}
 	ret = refcnt_probes__name(rp);
 
 out_close:
@@ -1228,6 +1347,10 @@ void refcnt_probes__exit(struct refcnt_probes *rp)
 		probe__exit(&rp->probes[i]);
 	for (int i = 0; i < rp->nr_uncovered; i++)
 		probe__exit(&rp->uncovered[i]);
+	for (int i = 0; i < rp->nr_slots; i++)
+		probe__exit(&rp->slots[i]);
+	zfree(&rp->slots);
+	rp->nr_slots = 0;
 	zfree(&rp->probes);
 	zfree(&rp->uncovered);
 	zfree(&rp->exe);
@@ -1346,6 +1469,60 @@ out:
 	return ret;
 }
 
+/* An argument of a slot probe: @value ("%bx", "\\-8"), dereferenced at @deref if set. */
+static int slot_arg(struct probe_trace_event *tev, const char *name, const char *type,
+		    const char *value, const long *deref)
+{
+	struct probe_trace_arg *arg = &tev->args[tev->nargs++];
+
+	arg->name = (char *)name;
+	arg->type = (char *)type;
+	arg->value = strdup(value);
+	if (!arg->value)
+		return -ENOMEM;
+	if (deref) {
+		arg->ref = zalloc(sizeof(*arg->ref));
+		if (!arg->ref)
+			return -ENOMEM;
+		arg->ref->offset = *deref;
+	}
+	return 0;
+}
+
+/*
+ * A slot probe fetches the reference (the register stored, or the word
+ * loaded), the slot's base and displacement, and where the call is from
+ * the probe (rel: the site, its return address, is the probe's ip + rel).
+ */
+static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt_probe *p)
+{
+	struct probe_trace_event tev = {
+		.event = p->event,
+		.group = rp->group,
+		.uprobes = true,
+		.point = { .module = rp->exe, .address = p->offset },
+	};
+	char disp[32], rel[32];
+	int ret = -ENOMEM;
+
+	tev.args = calloc(4, sizeof(*tev.args));
+	if (!tev.args)
+		return -ENOMEM;
+	snprintf(disp, sizeof(disp), "\\%ld", p->slot.disp);
+	snprintf(rel, sizeof(rel), "\\%ld", (long)(p->slot.call - p->vaddr));
+	if (p->slot.value ? slot_arg(&tev, "obj", "x64", p->slot.value, NULL) :
+	    slot_arg(&tev, "obj", "x64", p->slot.base, &p->slot.disp))
+		goto out;
+	if (slot_arg(&tev, "slot", "x64", p->slot.base, NULL) ||
+	    slot_arg(&tev, "disp", "s64", disp, NULL) ||
+	    slot_arg(&tev, "rel", "s64", rel, NULL))
+		goto out;
+	ret = probe_file__add_event(fd, &tev);
+out:
+	tev__exit(&tev);
+	return ret;
+}
+
 /* Register @probes (those with a file offset) in rp->group; < 0 on error. */
 static int probes__install(int fd, struct refcnt_probes *rp, struct refcnt_probe *probes, int nr)
 {
@@ -1355,7 +1532,7 @@ static int probes__install(int fd, struct refcnt_probes *rp, struct refcnt_probe
 
 		if (p->obj.kind == REFCNT_LOC__NONE && !p->has_offset)
 			continue;	/* uncovered, and not even probeable */
-		ret = refcnt_probe__add(fd, rp, p);
+		ret = p->slot.op ? slot_probe__add(fd, rp, p) : refcnt_probe__add(fd, rp, p);
 		if (ret < 0) {
 			pr_err("Cannot add uprobe %s:%s at %s:%#" PRIx64 ": %s\n", rp->group,
 			       p->event, rp->exe, p->offset, strerror(-ret));
@@ -1383,6 +1560,8 @@ int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
 	ret = probes__install(fd, rp, rp->probes, rp->nr);
 	if (ret >= 0)
 		ret = probes__install(fd, rp, rp->uncovered, rp->nr_uncovered);
+	if (ret >= 0)
+		ret = probes__install(fd, rp, rp->slots, rp->nr_slots);
 	close(fd);
 
 	if (ret < 0)

@@ -6,6 +6,7 @@
 #include <linux/types.h>
 
 #include "scan.h"
+#include "slot_code.h"
 #include "spec.h"
 
 /*
@@ -28,6 +29,8 @@ struct refcnt_loc {
 	long offset;
 };
 
+#define REFCNT_COPY_RANGES	4
+
 struct refcnt_probe {
 	u8		type;		/* index in refcnt_type_specs */
 	u8		op;		/* enum refcnt_op */
@@ -47,10 +50,17 @@ struct refcnt_probe {
 	char		*in_func;	/* inlined: the function it is inlined in */
 	char		*call_file;	/* inlined: where it is called */
 	int		call_line;
+	/* inlined: the ends of its code's address ranges, lowest first, or 0 */
+	u64		copy_ends[REFCNT_COPY_RANGES];
 	u64		vaddr;		/* probe address in the binary */
 	u64		offset;		/* its file offset, for the uprobe */
 	bool		has_offset;	/* uncovered: the offset could be found */
 	struct refcnt_loc obj;		/* the object pointer */
+	/*
+	 * A slot probe (slot_code.h): on the store of a get's result or the
+	 * load of a put's argument, next to the call of @func at @slot.call
+	 */
+	struct refcnt_slot_insn slot;
 	int		live_offset;	/* refcount offset in the object, or -1 */
 	char		*event;		/* tracefs event name */
 };
@@ -66,6 +76,10 @@ struct refcnt_probes {
 	 */
 	struct refcnt_probe	*uncovered;
 	int			nr_uncovered;
+	/* the slots references are stored to and loaded from (slot_code.h) */
+	struct refcnt_probe	*slots;
+	int			nr_slots;
+	bool			want_slots;	/* set before resolving: find them (kept) */
 	bool			has_dwarf;
 	/* what an object of each type looks like, for the scan at exit */
 	struct refcnt_scan_type	scan_types[REFCNT_TYPE__MAX_NR];

@@ -147,12 +147,13 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 		inlined += rp->probes[i].inlined;
 		moved += rp->probes[i].moved;
 		pr_debug("probe %-22s %-14s %#8" PRIx64 " off=%#" PRIx64
-			 " obj=%s%+ld live@%d %s %s:%d\n",
+			 " obj=%s%+ld live@%d %s %s:%d end=%#" PRIx64 "\n",
 			 rp->probes[i].event, rp->probes[i].func, rp->probes[i].vaddr,
 			 rp->probes[i].offset,
 			 rp->probes[i].obj.reg ?: "$retval", rp->probes[i].obj.offset,
 			 rp->probes[i].live_offset, rp->probes[i].in_func ?: "",
-			 rp->probes[i].call_file ?: "", rp->probes[i].call_line);
+			 rp->probes[i].call_file ?: "", rp->probes[i].call_line,
+			 rp->probes[i].copy_ends[0]);
 	}
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
@@ -166,6 +167,14 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 	if (past_null)
 		pr_info("perf refcnt: %d gets and puts probed past their NULL check: none traps on NULL\n",
 			past_null);
+	if (rp->nr_slots) {
+		int loads = 0;
+
+		for (int i = 0; i < rp->nr_slots; i++)
+			loads += rp->slots[i].slot.op == REFCNT_SLOT__LOAD;
+		pr_info("perf refcnt: %d slots probed where a call's reference is stored (%d) or loaded (%d): puts there pair exactly\n",
+			rp->nr_slots, rp->nr_slots - loads, loads);
+	}
 	nop5 = refcnt_probes__count_nop5(rp);
 	if (nop5 >= 0)
 		pr_info("perf refcnt: %d of them sit on a 5-byte nop (the kernel may run those without a trap), %d trap\n",
@@ -283,6 +292,7 @@ static int refcnt_record__install(const struct refcnt_record_opts *opts, const c
 
 	refcnt_probes__remove_stale();
 
+	refcnt_probes.want_slots = opts->slots;
 	ret = refcnt_probes__resolve(&refcnt_probes, exe_path, opts->type_mask, opts->uncover,
 				     opts->at_entry);
 	if (ret)
@@ -325,6 +335,7 @@ struct refcnt_record_cmd {
 	char		event[48];		/* the uprobe events, "group:*" */
 	char		covered[48];		/* those that fetch the object */
 	char		uncovered[48];		/* those that cannot */
+	char		slots[64];		/* the slots' (slot_code.h) */
 	char		call_graph_fp[32];	/* -g fp with --max-stack: "fp,<n>" */
 };
 
@@ -364,6 +375,12 @@ static void refcnt_record__cmd_args(struct refcnt_record_cmd *cmd,
 	if (refcnt_probes.nr) {
 		rec_argv[i++] = "-e";
 		rec_argv[i++] = cmd->covered;
+		rec_argv[i++] = "--filter";
+		rec_argv[i++] = "obj != 0";
+	}
+	if (refcnt_probes.nr_slots) {
+		rec_argv[i++] = "-e";
+		rec_argv[i++] = cmd->slots;
 		rec_argv[i++] = "--filter";
 		rec_argv[i++] = "obj != 0";
 	}
@@ -425,6 +442,9 @@ static int refcnt_record__workload(const struct refcnt_record_opts *opts, const 
 	snprintf(cmd.covered, sizeof(cmd.covered), "%s:*__[0-9]*", group);
 	snprintf(cmd.uncovered, sizeof(cmd.uncovered), "%s:*__" REFCNT_UNCOVERED_PREFIX "*",
 		 group);
+	/* a slot event needs no callchain: it is joined to the operation next to it */
+	snprintf(cmd.slots, sizeof(cmd.slots),
+		 "%s:*__[" REFCNT_STORE_PREFIX REFCNT_LOAD_PREFIX "]*/call-graph=no/", group);
 	/* before the pins are open: the helper must not hold them */
 	if (opts->scan && !opts->count)
 		refcnt_exit_scan__start(&exit_scan, opts->pid ? atoi(opts->pid) : 0,

@@ -36,6 +36,7 @@ struct refcnt_record_opts {
 	bool		count;		/* perf stat's counts, not a recording */
 	bool		scan;		/* scan the workload at its exit */
 	bool		at_entry;	/* no probe moved past where it starts */
+	bool		slots;		/* probe the slots references live in */
 };
 
 /*

@@ -19,9 +19,9 @@
 #include "../hashmap.h"
 #include "refset.h"
 
-/* key kinds: depths 0..UP, then tid, then REFSET_SCOPE */
+/* key kinds: depths 0..UP, then tid, then REFSET_SCOPE, then REFSET_SLOT */
 #define REFSET_BY_TID	(REFCNT_UP_FRAMES + 1)
-#define REFSET_KINDS	(REFSET_SCOPE + 1)
+#define REFSET_KINDS	(REFSET_SLOT + 1)
 
 struct refset_slot {
 	struct refcnt_ref	ref;
@@ -89,6 +89,8 @@ static u64 ref__key(const struct refcnt_ref *ref, int kind)
 		return (u64)ref->tid + 1;
 	if (kind == REFSET_SCOPE)
 		return ref->scope;
+	if (kind == REFSET_SLOT)
+		return ref->slot;
 	return kind ? ref->up[kind - 1] : ref->caller;
 }
 
@@ -171,43 +173,64 @@ static void bucket__compact(struct refcnt_refset *set, struct refset_bucket *b)
 	b->nr -= n;
 }
 
-static int refset__index_slot(struct refcnt_refset *set, u32 pos)
+/* Index the slot at @pos under its key of kind @kind, if it has one. */
+static int refset__index_kind(struct refcnt_refset *set, u32 pos, int kind)
 {
-	const struct refcnt_ref *ref = &set->slots[pos].ref;
+	u64 value = ref__key(&set->slots[pos].ref, kind);
+	struct refset_bucket *b;
 	bool grow;
 
-	for (int kind = 0; kind < REFSET_KINDS; kind++) {
-		u64 value = ref__key(ref, kind);
-		struct refset_bucket *b;
-
-		if (!value)
-			continue;
-		b = refset__bucket(set, kind, value);
-		if (!b) {
-			b = zalloc(sizeof(*b));
-			if (!b)
-				return -ENOMEM;
-			b->key = (struct refset_key){ .set = set, .value = value, .kind = kind };
-			if (hashmap__add(set->index->buckets, &b->key, b)) {
-				free(b);
-				return -ENOMEM;
-			}
-			list_add_tail(&b->node, &set->buckets);
-		}
-		/*
-		 * A full bucket is compacted, and grown too if it stays over
-		 * half full: compacting is then paid for by as many pushes.
-		 */
-		grow = false;
-		if (b->nr == b->alloc) {
-			bucket__compact(set, b);
-			grow = b->nr >= b->alloc / 2;
-		}
-		if (grow && positions__grow(&b->pos, b->alloc, &b->alloc, 4))
+	if (!value)
+		return 0;
+	b = refset__bucket(set, kind, value);
+	if (!b) {
+		b = zalloc(sizeof(*b));
+		if (!b)
 			return -ENOMEM;
-		b->pos[b->nr++] = pos;
+		b->key = (struct refset_key){ .set = set, .value = value, .kind = kind };
+		if (hashmap__add(set->index->buckets, &b->key, b)) {
+			free(b);
+			return -ENOMEM;
+		}
+		list_add_tail(&b->node, &set->buckets);
 	}
+	/*
+	 * A full bucket is compacted, and grown too if it stays over half
+	 * full: compacting is then paid for by as many pushes.
+	 */
+	grow = false;
+	if (b->nr == b->alloc) {
+		bucket__compact(set, b);
+		grow = b->nr >= b->alloc / 2;
+	}
+	if (grow && positions__grow(&b->pos, b->alloc, &b->alloc, 4))
+		return -ENOMEM;
+	b->pos[b->nr++] = pos;
 	return 0;
+}
+
+static int refset__index_slot(struct refcnt_refset *set, u32 pos)
+{
+	int err = 0;
+
+	for (int kind = 0; kind < REFSET_KINDS && !err; kind++)
+		err = refset__index_kind(set, pos, kind);
+	return err;
+}
+
+int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
+{
+	int err;
+
+	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.slot)
+		return 0;
+	set->slots[pos].ref.slot = slot;
+	if (!set->indexed)
+		return 0;
+	err = refset__index_kind(set, pos, REFSET_SLOT);
+	if (err)
+		refset__drop_buckets(set);	/* fall back to scanning */
+	return err;
 }
 
 /* (Re)build the index from the live slots. */

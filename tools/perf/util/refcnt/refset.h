@@ -68,6 +68,11 @@ const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 
 
 /* A depth of the picks below: the inlined function that took them (its scope) */
 #define REFSET_SCOPE	(REFCNT_UP_FRAMES + 2)
+/* Another: the slot they were stored to (slot_code.h) */
+#define REFSET_SLOT	(REFSET_SCOPE + 1)
+
+/* The reference at @pos was stored to @slot (once: a copy keeps the first). */
+int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot);
 
 /*
  * The references taken where the function @depth frames above the site

@@ -128,9 +128,10 @@ static int refcnt_report__process_sample(const struct perf_tool *tool,
 		refcnt_engine__missed(rep->engine, ev.time, ev.type);
 	if (ret)
 		return ret < 0 ? ret : 0;
-	if (!(rep->type_mask & (1UL << ev.type)))
+	rep->slot_samples += !!ev.slot_op;
+	if (!(rep->type_mask & (1UL << ev.type)) || (ev.slot_op && rep->no_slots))
 		return 0;
-	if (rep->balance && refcnt_report__balance_add(rep, &ev))
+	if (rep->balance && !ev.slot_op && refcnt_report__balance_add(rep, &ev))
 		return -ENOMEM;
 	ret = refcnt_engine__event(rep->engine, &ev);
 	return ret ?: rep->err;
@@ -365,7 +366,9 @@ static int refcnt_report__process(struct refcnt_report *rep, const char *input)
 static int refcnt_report__learn(const struct refcnt_report *rep, const char *input,
 				struct refcnt_engine **teacher)
 {
-	struct refcnt_report pass = { .type_mask = rep->type_mask, .no_scan = true };
+	struct refcnt_report pass = {
+		.type_mask = rep->type_mask, .no_scan = true, .no_slots = rep->no_slots,
+	};
 	int ret;
 
 	refcnt_report__tool_init(&pass);
@@ -631,7 +634,9 @@ void refcnt_report__print_history_header(FILE *fp, u64 addr)
 char *refcnt_report__history_text(void *priv, u64 obj)
 {
 	const struct refcnt_report *rep = priv;
-	struct refcnt_report h = { .type_mask = rep->type_mask, .no_scan = rep->no_scan };
+	struct refcnt_report h = {
+		.type_mask = rep->type_mask, .no_scan = rep->no_scan, .no_slots = rep->no_slots,
+	};
 	char *text = NULL;
 	size_t size;
 	int ret;

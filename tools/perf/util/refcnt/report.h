@@ -51,11 +51,13 @@ struct refcnt_report {
 	event_op4		decompress;	/* perf_session's zstd handler */
 	unsigned long		type_mask;
 	bool			no_scan;	/* --no-scan: leave the scan out */
+	bool			no_slots;	/* --no-slots: leave the slot events out */
 	bool			scan_pid_exited; /* the scanned process's exit is recorded */
 	bool			full_callchain;
 	bool			quiet;
 	int			err;
 	u64			samples;
+	u64			slot_samples;	/* of them, slot events (slot_code.h) */
 	u64			lost;
 	u64			lost_samples;
 };

@@ -231,7 +231,8 @@ void refcnt_report__print_header(struct refcnt_report *rep, const char *input)
 	printf("# perf refcnt report of %s\n", input);
 	printf("# events: %" PRIu64 " (%" PRIu64 " on NULL, not objects), lost: %" PRIu64
 	       " events, %" PRIu64 " samples\n",
-	       rep->samples, rep->decoder.null_ops, rep->lost, rep->lost_samples);
+	       rep->samples - rep->slot_samples, rep->decoder.null_ops, rep->lost,
+	       rep->lost_samples);
 	if (rep->decoder.bad_samples)
 		printf("# %" PRIu64 " samples skipped: %s\n", rep->decoder.bad_samples,
 		       "their fields are not in them (damaged recording)");
@@ -247,6 +248,11 @@ void refcnt_report__print_header(struct refcnt_report *rep, const char *input)
 	       rep->findings.uncertain);
 	printf("# outstanding at the end: %" PRIu64 " references %s\n",
 	       rep->findings.outstanding, "(--folded writes their callchains)");
+	if (st->slots_stored || st->slot_loads)
+		printf("# slots: %" PRIu64 " events; %" PRIu64
+		       " references stored where a probe saw it, %" PRIu64
+		       " puts loaded from one, %" PRIu64 " of them paired by it\n",
+		       rep->slot_samples, st->slots_stored, st->slot_loads, st->slot_pairs);
 	refcnt_report__print_suppressions_used(rep);
 	refcnt_report__print_engine_counters(st);
 	refcnt_report__print_scan(rep);

@@ -10,6 +10,7 @@
 #include <linux/string.h>
 #include <linux/zalloc.h>
 
+#include "slot_code.h"
 #include "spec.h"
 
 const struct refcnt_type_spec refcnt_type_specs[] = {
@@ -215,4 +216,17 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 		return -1;
 	*type = refcnt_type_spec__index(spec);
 	return 0;
+}
+
+int refcnt_event_name__slot(const char *name)
+{
+	const char *seq = strstr(name, "__");
+	char *end;
+
+	seq = seq ? strstr(seq + 2, "__") : NULL;
+	if (!seq || !seq[2] || !seq[3] || !strtoull(seq + 3, &end, 16) || *end)
+		return REFCNT_SLOT__NONE;
+	if (seq[2] == REFCNT_STORE_PREFIX[0])
+		return REFCNT_SLOT__STORE;
+	return seq[2] == REFCNT_LOAD_PREFIX[0] ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
 }

@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The slots that references are stored to and loaded from, read from the
+ * code around the calls of the refcount API: see slot_code.h.
+ */
+#include <errno.h>
+#include <string.h>
+#include <linux/kernel.h>
+
+#include "slot_code.h"
+
+#ifdef HAVE_LIBCAPSTONE_SUPPORT
+#include <capstone/capstone.h>
+
+/* How far from the call the store or the load may be, in instructions. */
+#define SLOT_INSNS	12
+
+const char *refcnt_x86_reg_name(x86_reg reg)
+{
+	static const struct { x86_reg reg; const char *name; } regs[] = {
+		{ X86_REG_RAX, "%ax" }, { X86_REG_RBX, "%bx" }, { X86_REG_RCX, "%cx" },
+		{ X86_REG_RDX, "%dx" }, { X86_REG_RSI, "%si" }, { X86_REG_RDI, "%di" },
+		{ X86_REG_RBP, "%bp" }, { X86_REG_R8, "%r8" }, { X86_REG_R9, "%r9" },
+		{ X86_REG_R10, "%r10" }, { X86_REG_R11, "%r11" }, { X86_REG_R12, "%r12" },
+		{ X86_REG_R13, "%r13" }, { X86_REG_R14, "%r14" }, { X86_REG_R15, "%r15" },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
+		if (regs[i].reg == reg)
+			return regs[i].name;
+	}
+	return NULL;
+}
+
+x86_reg refcnt_x86_reg64(x86_reg reg)
+{
+	static const x86_reg regs[][2] = {
+		{ X86_REG_EAX, X86_REG_RAX }, { X86_REG_EBX, X86_REG_RBX },
+		{ X86_REG_ECX, X86_REG_RCX }, { X86_REG_EDX, X86_REG_RDX },
+		{ X86_REG_ESI, X86_REG_RSI }, { X86_REG_EDI, X86_REG_RDI },
+		{ X86_REG_EBP, X86_REG_RBP }, { X86_REG_ESP, X86_REG_RSP },
+		{ X86_REG_R8D, X86_REG_R8 },
+		{ X86_REG_R9D, X86_REG_R9 }, { X86_REG_R10D, X86_REG_R10 },
+		{ X86_REG_R11D, X86_REG_R11 }, { X86_REG_R12D, X86_REG_R12 },
+		{ X86_REG_R13D, X86_REG_R13 }, { X86_REG_R14D, X86_REG_R14 },
+		{ X86_REG_R15D, X86_REG_R15 },
+		{ X86_REG_DI, X86_REG_RDI }, { X86_REG_DIL, X86_REG_RDI },
+		{ X86_REG_BP, X86_REG_RBP }, { X86_REG_BPL, X86_REG_RBP },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
+		if (regs[i][0] == reg || regs[i][1] == reg)
+			return regs[i][1];
+	}
+	return X86_REG_INVALID;
+}
+
+bool refcnt_x86_insn_writes(csh handle, const cs_insn *insn, x86_reg reg)
+{
+	cs_regs regs_read, regs_write;
+	u8 nr_read, nr_write;
+
+	if (cs_regs_access(handle, insn, regs_read, &nr_read, regs_write, &nr_write))
+		return true;
+	for (u8 i = 0; i < nr_write; i++) {
+		if (refcnt_x86_reg64(regs_write[i]) == reg)
+			return true;
+	}
+	return false;
+}
+
+static bool slot_insn__branches(csh handle, const cs_insn *insn)
+{
+	return cs_insn_group(handle, insn, X86_GRP_JUMP) ||
+	       cs_insn_group(handle, insn, X86_GRP_CALL) ||
+	       cs_insn_group(handle, insn, X86_GRP_RET) ||
+	       cs_insn_group(handle, insn, X86_GRP_INT);
+}
+
+/* The base of a slot: a general register, or the stack pointer (a local). */
+static const char *slot__base(x86_reg reg)
+{
+	return reg == X86_REG_RSP ? "%sp" : refcnt_x86_reg_name(reg);
+}
+
+/* A 64-bit register operand's register, or INVALID. */
+static x86_reg op__reg64(const cs_x86_op *op)
+{
+	if (op->type != X86_OP_REG || op->size != 8)
+		return X86_REG_INVALID;
+	return refcnt_x86_reg64(op->reg);
+}
+
+/* A word of memory at a register plus a displacement: a slot. */
+static bool op__slot(const cs_x86_op *op)
+{
+	return op->type == X86_OP_MEM && op->size == 8 && op->mem.segment == X86_REG_INVALID &&
+	       op->mem.index == X86_REG_INVALID && slot__base(op->mem.base);
+}
+
+/*
+ * After the call returning at @insn[0]: the first store of %rax, or of a
+ * register it was moved to, into a slot. Nothing before it may branch.
+ */
+static bool slot__store_after(csh handle, const cs_insn *insn, size_t n, x86_reg reg,
+			      struct refcnt_slot_insn *si)
+{
+	x86_reg held[SLOT_INSNS + 1] = { reg };
+	size_t nr_held = 1;
+
+	for (size_t i = 0; i < n && i < SLOT_INSNS && nr_held; i++) {
+		const cs_x86 *x86 = &insn[i].detail->x86;
+		size_t h;
+
+		if (slot_insn__branches(handle, &insn[i]))
+			return false;
+		if (insn[i].id == X86_INS_MOV && x86->op_count == 2) {
+			x86_reg src = op__reg64(&x86->operands[1]);
+
+			for (h = 0; src != X86_REG_INVALID && h < nr_held && held[h] != src; h++)
+				;
+			if (src != X86_REG_INVALID && h < nr_held && op__slot(&x86->operands[0]) &&
+			    refcnt_x86_reg64(x86->operands[0].mem.base) != src) {
+				si->op = REFCNT_SLOT__STORE;
+				si->vaddr = insn[i].address;
+				si->base = slot__base(x86->operands[0].mem.base);
+				si->disp = x86->operands[0].mem.disp;
+				si->value = refcnt_x86_reg_name(src);
+				return true;
+			}
+			if (src != X86_REG_INVALID && h < nr_held &&
+			    op__reg64(&x86->operands[0]) != X86_REG_INVALID) {
+				held[nr_held++] = op__reg64(&x86->operands[0]);
+				continue;
+			}
+		}
+		/* what this writes no longer holds the reference */
+		for (h = 0; h < nr_held;) {
+			if (refcnt_x86_insn_writes(handle, &insn[i], held[h]))
+				held[h] = held[--nr_held];
+			else
+				h++;
+		}
+	}
+	return false;
+}
+
+/*
+ * Before the call at @insn[@call]: the load of its first argument (%rdi,
+ * or a register moved to it) from a slot. Nothing between may branch.
+ */
+static bool slot__load_before(csh handle, const cs_insn *insn, size_t call,
+			      struct refcnt_slot_insn *si)
+{
+	x86_reg want = X86_REG_RDI;
+
+	for (size_t k = 1; k <= call && k <= SLOT_INSNS; k++) {
+		const cs_insn *in = &insn[call - k];
+		const cs_x86 *x86 = &in->detail->x86;
+
+		if (slot_insn__branches(handle, in))
+			return false;
+		if (!refcnt_x86_insn_writes(handle, in, want))
+			continue;
+		if (in->id != X86_INS_MOV || x86->op_count != 2 ||
+		    op__reg64(&x86->operands[0]) != want)
+			return false;
+		if (op__slot(&x86->operands[1])) {
+			x86_reg base = x86->operands[1].mem.base;
+			bool kept = true;
+
+			/* the base still the slot's at the call: probe the call */
+			for (size_t j = call - k; j < call && kept; j++)
+				kept = !refcnt_x86_insn_writes(handle, &insn[j], base);
+			si->op = REFCNT_SLOT__LOAD;
+			si->vaddr = kept ? insn[call].address : in->address;
+			si->base = slot__base(base);
+			si->disp = x86->operands[1].mem.disp;
+			si->value = kept ? "%di" : NULL;
+			return true;
+		}
+		want = op__reg64(&x86->operands[1]);
+		if (want == X86_REG_INVALID)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Can code reach (@lo, @hi] other than by falling through from @lo: a
+ * direct jump into it, or an indirect one anywhere (a jump table)?
+ */
+static bool slot__entered(csh handle, const cs_insn *insn, size_t n, u64 lo, u64 hi)
+{
+	for (size_t i = 0; i < n; i++) {
+		const cs_x86 *x86 = &insn[i].detail->x86;
+
+		if (!cs_insn_group(handle, &insn[i], X86_GRP_JUMP))
+			continue;
+		if (x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM)
+			return true;
+		if ((u64)x86->operands[0].imm > lo && (u64)x86->operands[0].imm <= hi)
+			return true;
+	}
+	return false;
+}
+
+static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
+		      int (*kind)(u64 target, void *arg),
+		      int (*found)(u64 target, const struct refcnt_slot_insn *si, void *arg),
+		      void *arg)
+{
+	const cs_x86 *x86 = &insn[i].detail->x86;
+	struct refcnt_slot_insn si = { .op = REFCNT_SLOT__NONE };
+	u64 target;
+
+	if (insn[i].id != X86_INS_CALL || x86->op_count != 1 ||
+	    x86->operands[0].type != X86_OP_IMM)
+		return 0;
+	target = x86->operands[0].imm;
+	switch (kind(target, arg)) {
+	case REFCNT_SLOT__STORE:
+		if (i + 1 < n &&
+		    slot__store_after(handle, &insn[i + 1], n - i - 1, X86_REG_RAX, &si) &&
+		    slot__entered(handle, insn, n, insn[i].address, si.vaddr))
+			si.op = REFCNT_SLOT__NONE;
+		break;
+	case REFCNT_SLOT__LOAD:
+		if (slot__load_before(handle, insn, i, &si) &&
+		    slot__entered(handle, insn, n, si.vaddr, insn[i].address))
+			si.op = REFCNT_SLOT__NONE;
+		break;
+	default:
+		return 0;
+	}
+	if (si.op == REFCNT_SLOT__NONE)
+		return 0;
+	si.call = insn[i].address + insn[i].size;
+	return found(target, &si, arg);
+}
+
+bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
+			     struct refcnt_slot_insn *si)
+{
+	x86_reg r = X86_REG_INVALID;
+	bool found = false;
+	cs_insn *insn;
+	csh handle;
+	size_t n;
+
+	for (int i = X86_REG_INVALID + 1; i < X86_REG_ENDING && r == X86_REG_INVALID; i++) {
+		if (refcnt_x86_reg_name(i) && !strcmp(refcnt_x86_reg_name(i), reg))
+			r = i;
+	}
+	if (r == X86_REG_INVALID || cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return false;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(handle, code, min_t(size_t, size, SLOT_INSNS * 15), vaddr, SLOT_INSNS,
+		      &insn);
+	if (n)
+		found = slot__store_after(handle, insn, n, r, si);
+	if (n)
+		cs_free(insn, n);
+	cs_close(&handle);
+	return found;
+}
+
+int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
+		      int (*kind)(u64 target, void *arg),
+		      int (*found)(u64 target, const struct refcnt_slot_insn *si, void *arg),
+		      void *arg)
+{
+	cs_insn *insn;
+	csh handle;
+	size_t n;
+	int err = 0;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return 0;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(handle, code, size, start, 0, &insn);
+	for (size_t i = 0; i < n && !err; i++)
+		err = slot__call(handle, insn, n, i, kind, found, arg);
+	if (n)
+		cs_free(insn, n);
+	cs_close(&handle);
+	return err < 0 ? err : 0;
+}
+#else
+bool refcnt_slot__store_from(const u8 *code __maybe_unused, size_t size __maybe_unused,
+			     u64 vaddr __maybe_unused, const char *reg __maybe_unused,
+			     struct refcnt_slot_insn *si __maybe_unused)
+{
+	return false;
+}
+
+int refcnt_slot__scan(const u8 *code __maybe_unused, size_t size __maybe_unused,
+		      u64 start __maybe_unused,
+		      int (*kind)(u64 target, void *arg) __maybe_unused,
+		      int (*found)(u64 target, const struct refcnt_slot_insn *si,
+				   void *arg) __maybe_unused,
+		      void *arg __maybe_unused)
+{
+	return 0;
+}
+#endif

@@ -1,0 +1,71 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_SLOT_CODE_H
+#define __PERF_REFCNT_SLOT_CODE_H
+/*
+ * Where a reference lives, from the code around the calls of the refcount
+ * API: the slot (a word of memory, a struct member or a local) that a get
+ * stores its result to right after it returns, and the slot that a put's
+ * argument is loaded from right before the call. A put that loads from the
+ * slot a get stored to releases that get's reference: a cookie per
+ * reference where the code shows one, with no rebuild (RC_CHK gives one by
+ * allocating each reference).
+ *
+ * Only straight code counts: the store within a few instructions after the
+ * return, the load within a few before the call, no branch between, the
+ * value passed through register moves only; elsewhere there is no slot.
+ * x86-64 only (capstone): elsewhere nothing is found.
+ */
+#include <stdbool.h>
+#include <stddef.h>
+#include <linux/types.h>
+
+enum refcnt_slot_op {
+	REFCNT_SLOT__NONE,
+	REFCNT_SLOT__STORE,	/* after a call returning a reference */
+	REFCNT_SLOT__LOAD,	/* before a call putting one */
+};
+
+struct refcnt_slot_insn {
+	u8		op;		/* enum refcnt_slot_op */
+	u64		vaddr;		/* the store or the load: the probe point */
+	u64		call;		/* the call's return address (its site) */
+	const char	*base;		/* uprobe name of the slot's base register */
+	long		disp;		/* the slot is at base + disp */
+	const char	*value;		/* the register stored, or passed to the put
+					 * by a load probed at the call (the kernel
+					 * emulates a call: no single step); NULL:
+					 * the load, the reference read from the slot
+					 */
+};
+
+/*
+ * For each direct call in the function at @start (@size bytes of @code)
+ * whose target @kind says is a get (REFCNT_SLOT__STORE) or a put
+ * (REFCNT_SLOT__LOAD), the slot instruction, if the code shows one, is
+ * passed to @found. Returns 0, or the first negative value @found returns.
+ */
+int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
+		      int (*kind)(u64 target, void *arg),
+		      int (*found)(u64 target, const struct refcnt_slot_insn *si, void *arg),
+		      void *arg);
+
+/*
+ * Where the code at @vaddr (@size bytes of @code) stores the pointer in
+ * register @reg (a uprobe name: "%cx"), or a copy of it, first: the store
+ * after an inlined get. Sets all of @si but @si->call.
+ */
+bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
+			     struct refcnt_slot_insn *si);
+
+#ifdef HAVE_LIBCAPSTONE_SUPPORT
+#include <capstone/capstone.h>
+
+/* The uprobe name of a 64-bit general register ("%ax"), or NULL (%rsp too). */
+const char *refcnt_x86_reg_name(x86_reg reg);
+/* The 64-bit register that @reg (64, 32, or a few 16 and 8 bits) is part of. */
+x86_reg refcnt_x86_reg64(x86_reg reg);
+/* Does @insn write register @reg (64-bit, or a part of it)? Unknown: yes. */
+bool refcnt_x86_insn_writes(csh handle, const cs_insn *insn, x86_reg reg);
+#endif
+
+#endif /* __PERF_REFCNT_SLOT_CODE_H */

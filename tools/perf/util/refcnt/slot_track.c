@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * What a thread's slot events say of the operations next to them: see
+ * slot_track.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <linux/err.h>
+#include <linux/zalloc.h>
+
+#include "../hashmap.h"
+#include "hash.h"
+#include "pairing.h"
+#include "slot_track.h"
+
+/* A get or a birth that a store may say the slot of. */
+struct slot_take {
+	bool	valid;
+	u64	space, obj, site, time;
+	u32	pos;			/* its reference, in its set */
+};
+
+/*
+ * One thread's: its last two takes, or its last load, not yet followed by
+ * another operation. Two: a probe of an inlined get can sit on the store
+ * of the call before it, and fire first.
+ */
+struct slot_thread {
+	struct slot_take take[2];	/* [0] the last */
+	bool	load;
+	u64	space, obj, site;	/* of the load */
+	u64	slot;
+};
+
+struct refcnt_slot_track {
+	struct hashmap	*threads;	/* tid -> struct slot_thread */
+};
+
+struct refcnt_slot_track *refcnt_slot_track__new(void)
+{
+	struct refcnt_slot_track *st = zalloc(sizeof(*st));
+
+	if (!st)
+		return NULL;
+	st->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(st->threads)) {
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void refcnt_slot_track__delete(struct refcnt_slot_track *st)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (!st)
+		return;
+	hashmap__for_each_entry(st->threads, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(st->threads);
+	free(st);
+}
+
+static struct slot_thread *slot_track__thread(struct refcnt_slot_track *st, u32 tid,
+					      bool create)
+{
+	struct slot_thread *t;
+
+	if (hashmap__find(st->threads, tid, &t))
+		return t;
+	if (!create)
+		return NULL;
+	t = zalloc(sizeof(*t));
+	if (t && hashmap__add(st->threads, tid, t)) {
+		free(t);
+		t = NULL;
+	}
+	return t;
+}
+
+static bool slot_take__of(const struct slot_take *k, const struct refcnt_event *ev)
+{
+	return k->valid && k->space == ev->space && k->obj == ev->obj && k->site == ev->site &&
+	       k->time <= ev->time;
+}
+
+int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_event *ev,
+			  bool took, u32 pos)
+{
+	struct slot_thread *t = slot_track__thread(st, ev->tid, took);
+
+	if (!t)
+		return took ? -ENOMEM : 0;
+	t->load = false;
+	if (!took) {
+		t->take[0].valid = false;
+		t->take[1].valid = false;
+		return 0;
+	}
+	t->take[1] = t->take[0];
+	t->take[0] = (struct slot_take){
+		.valid = true, .space = ev->space, .obj = ev->obj, .site = ev->site,
+		.time = ev->time, .pos = pos,
+	};
+	return 0;
+}
+
+bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_event *ev,
+			      u32 *pos)
+{
+	struct slot_thread *t = slot_track__thread(st, ev->tid, false);
+
+	for (int i = 0; t && i < 2; i++) {
+		if (slot_take__of(&t->take[i], ev)) {
+			t->take[i].valid = false;
+			*pos = t->take[i].pos;
+			return true;
+		}
+	}
+	return false;
+}
+
+int refcnt_slot_track__load(struct refcnt_slot_track *st, const struct refcnt_event *ev)
+{
+	struct slot_thread *t = slot_track__thread(st, ev->tid, true);
+
+	if (!t)
+		return -ENOMEM;
+	t->take[0].valid = false;
+	t->take[1].valid = false;
+	t->load = true;
+	t->space = ev->space;
+	t->obj = ev->obj;
+	t->site = ev->site;
+	t->slot = ev->slot;
+	return 0;
+}
+
+u64 refcnt_slot_track__loaded(struct refcnt_slot_track *st, const struct refcnt_event *ev)
+{
+	struct slot_thread *t = slot_track__thread(st, ev->tid, false);
+
+	return t && t->load && t->space == ev->space && t->obj == ev->obj && t->site == ev->site ?
+	       t->slot : 0;
+}
