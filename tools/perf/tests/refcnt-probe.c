@@ -113,6 +113,7 @@ static const u8 store_load[] = {
 	0x48, 0x8b, 0x7b, 0x18,			/* +0x9 mov 0x18(%rbx),%rdi */
 	0xe8, 0xee, 0x01, 0x00, 0x00,		/* +0xd call PUT_FN */
 	0xc3,					/* +0x12 ret */
+	0xcc,					/* +0x13 int3 */
 };
 
 struct slot_seen {
@@ -154,6 +155,8 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	static const u8 moved[] = { 0x49, 0x89, 0xc4, 0x4c, 0x89, 0x65, 0x00 };
 	/* the result's register overwritten before any store: xor %eax,%eax; nop */
 	static const u8 lost[] = { 0x31, 0xc0, 0x90, 0x90 };
+	/* a path that joins at the put's call: jmp back to +0xd, in place of the ret */
+	static const u8 jump_in[] = { 0xeb, 0xf9 };
 	/* the load overwrites its base: mov 0x18(%rdi),%rdi */
 	static const u8 base_lost[] = { 0x48, 0x8b, 0x7f, 0x18 };
 	/* a branch between the load and the put: je +0; nop */
@@ -163,7 +166,7 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 #ifndef HAVE_LIBCAPSTONE_SUPPORT
 	/* a perf without capstone finds no slot */
 	return TEST_SKIP;
-#endif
+#else
 	TEST_ASSERT_VAL("scan", !slots_with(0, store_load, 1, &seen));
 	TEST_ASSERT_VAL("a store and a load", seen.nr == 2);
 	TEST_ASSERT_VAL("the store", seen.si[0].op == REFCNT_SLOT__STORE &&
@@ -192,5 +195,10 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	TEST_ASSERT_VAL("scan", !slots_with(9, branch, sizeof(branch), &seen));
 	TEST_ASSERT_VAL("no load across a branch", seen.nr == 1 &&
 			seen.si[0].op == REFCNT_SLOT__STORE);
+
+	TEST_ASSERT_VAL("scan", !slots_with(0x12, jump_in, sizeof(jump_in), &seen));
+	TEST_ASSERT_VAL("no load where a jump enters between it and the call", seen.nr == 1 &&
+			seen.si[0].op == REFCNT_SLOT__STORE);
 	return TEST_OK;
+#endif
 }

@@ -8,6 +8,7 @@
 #include "tests.h"
 #include "refcnt-tests.h"
 #include "debug.h"
+#include "util/refcnt/slot_code.h"
 #include "util/refcnt/spec.h"
 
 static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
@@ -69,6 +70,16 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("bad address", ret == -1);
 	ret = refcnt_event_name__parse("map_get", &type, &op, &uncovered);
 	TEST_ASSERT_VAL("not ours", ret == -1);
+	ret = refcnt_event_name__parse("cpu_map__putslot__l4a3f20", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("slot name", !ret && type == cpu_map && op == REFCNT_OP__PUT &&
+			!uncovered);
+	TEST_ASSERT_VAL("a load's slot",
+			refcnt_event_name__slot("cpu_map__putslot__l4a3f20") == REFCNT_SLOT__LOAD);
+	TEST_ASSERT_VAL("a store's slot",
+			refcnt_event_name__slot("map__getslot__s4a3f20") == REFCNT_SLOT__STORE);
+	TEST_ASSERT_VAL("no slot", !refcnt_event_name__slot("map__get__12") &&
+			!refcnt_event_name__slot("map__get__s4a3f20") &&
+			!refcnt_event_name__slot("map__getslot__s4x"));
 	return TEST_OK;
 }
 

@@ -114,8 +114,10 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		re->slot = evsel__field(evsel, "slot");
 		re->disp = evsel__field(evsel, "disp");
 		re->rel = evsel__field(evsel, "rel");
-		if (re->slot_op && (!re->slot || !re->disp || !re->rel))
-			re->slot_op = REFCNT_SLOT__NONE;	/* damaged: not one */
+		if (re->slot_op && (!re->slot || !re->disp || !re->rel)) {
+			free(re);	/* damaged: neither a slot event nor an operation */
+			continue;
+		}
 		re->obj = evsel__field(evsel, "obj");
 		re->live = evsel__field(evsel, "live");
 		re->site = evsel__field(evsel, "site");
@@ -511,8 +513,12 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	}
 	ev->live = re->live ? (s32)format_field__intval(re->live, sample, evsel->needs_swap)
 			    : REFCNT_LIVE_UNKNOWN;
+	if (re->slot_op && decoder__slot(re, evsel, sample, ev)) {
+		d->bad_samples++;
+		return 1;
+	}
 	if (re->slot_op)
-		return decoder__slot(re, evsel, sample, ev);
+		return 0;
 
 	if (re->site) {
 		ev->site = format_field__intval(re->site, sample, evsel->needs_swap);

@@ -1194,17 +1194,28 @@ static bool lifetime__pick_holder(struct refcnt_lifetime *lt, const struct refcn
 	return *pick != REFSET_NONE;
 }
 
+/* Was @ref taken on the put's thread? */
+static bool ref__same_thread(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct refcnt_event *ev = arg;
+
+	return ref->tid == ev->tid;
+}
+
 /*
  * The reference stored to the slot the put's argument was loaded from
  * (slot_code.h): the most recent store there, if more than one (what the
- * first stored was overwritten).
+ * first stored was overwritten). On the put's thread only: a stack slot
+ * is reused by the thread's later frames, and another thread's store
+ * there, long gone, says nothing of this put.
  */
-static bool lifetime__pick_slot(struct refcnt_lifetime *lt, u64 slot, u32 *pick)
+static bool lifetime__pick_slot(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				u64 slot, u32 *pick)
 {
 	if (!slot)
 		return false;
-	*pick = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, slot, ref__any, NULL,
-						 (u32)-1);
+	*pick = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, slot, ref__same_thread,
+						 ev, (u32)-1);
 	return *pick != REFSET_NONE;
 }
 
@@ -1311,7 +1322,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
-	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, slot, &pick)) {
+	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, ev, slot, &pick)) {
 		step->confidence = REFCNT_PAIR__SLOT;
 		engine->stats.slot_pairs++;
 	} else if (!over) {
@@ -1540,15 +1551,20 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
 	struct refcnt_space_addr key = { .space = ev->space, .addr = ev->obj };
+	const struct refcnt_ref *ref;
 	struct refcnt_object *object;
+	u64 time;
 	u32 pos;
 
 	if (ev->slot_op == REFCNT_SLOT__LOAD)
 		return refcnt_slot_track__load(engine->slot_track, ev);
 	if (ev->slot_op != REFCNT_SLOT__STORE || !ev->slot ||
-	    !refcnt_slot_track__store(engine->slot_track, ev, &pos) ||
-	    !hashmap__find(engine->objects, &key, &object) || !object->live ||
-	    !refcnt_refset__at(&object->live->refs, pos))
+	    !refcnt_slot_track__store(engine->slot_track, ev, &pos, &time) ||
+	    !hashmap__find(engine->objects, &key, &object) || !object->live)
+		return 0;
+	/* still the reference taken: another thread's push may have compacted the set */
+	ref = refcnt_refset__at(&object->live->refs, pos);
+	if (!ref || ref->time != time || ref->tid != ev->tid || ref->site != ev->site)
 		return 0;
 	engine->stats.slots_stored++;
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);

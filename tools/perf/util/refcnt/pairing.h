@@ -30,6 +30,8 @@
  * Pairing: without a cookie per reference (ref_tracker, RC_CHK) the put that
  * releases a given reference cannot be known for sure. The engine is exact
  * where the history leaves one choice; otherwise it prefers, in order:
+ *  - with slot events (slot_code.h), the reference stored last, on the
+ *    put's thread, to the word the put's argument was loaded from;
  *  - for a put in an inlined function, one that function took and kept,
  *    wherever it was inlined (as if it had been called: see @scope);
  *  - one taken in the put's calling function (but not one that another

@@ -1035,6 +1035,12 @@ static int slot__add(struct refcnt_resolver *r, u8 type, u8 op, const char *func
 
 	if (resolver__file_offset(r, si->vaddr, &offset))
 		return 0;
+	/* a function under two names (an alias) is scanned twice: one probe */
+	for (int i = 0; i < r->rp->nr_slots; i++) {
+		if (r->rp->slots[i].vaddr == si->vaddr && r->rp->slots[i].type == type &&
+		    r->rp->slots[i].slot.op == si->op)
+			return 0;
+	}
 	p = probes__add(&r->rp->slots, &r->rp->nr_slots);
 	if (!p)
 		return -ENOMEM;
@@ -1166,7 +1172,8 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 	for (int i = 0; i < rp->nr_slots; i++) {
 		struct refcnt_probe *p = &rp->slots[i];
 
-		if (asprintf(&p->event, "%s__%s__%c%" PRIx64, refcnt_type_specs[p->type].name,
+		if (asprintf(&p->event, "%s__%s" REFCNT_SLOT_SUFFIX "__%c%" PRIx64,
+			     refcnt_type_specs[p->type].name,
 			     refcnt_op__name(p->op),
 			     p->slot.op == REFCNT_SLOT__STORE ? REFCNT_STORE_PREFIX[0]
 							      : REFCNT_LOAD_PREFIX[0],

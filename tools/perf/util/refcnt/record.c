@@ -33,11 +33,11 @@
 #define REFCNT_UNCOVERED_SHOWN	10
 /*
  * The most arguments record passes to perf record before the workload's:
- * record -o F -e E --filter F -e U -m N --clockid monotonic -z
- * --call-graph G --user-callchains, then -p PID or -- (perf stat's are
- * fewer).
+ * record -o F -e E --filter F -e S --filter F -e U -m N --clockid
+ * monotonic -z --call-graph G --user-callchains, then -p PID or -- (perf
+ * stat's are fewer).
  */
-#define REFCNT_RECORD_MAX_ARGS	19
+#define REFCNT_RECORD_MAX_ARGS	23
 
 static struct refcnt_probes refcnt_probes;
 /* keep the breakpoints in forked children: see util/refcnt/pin.h */
@@ -147,13 +147,12 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 		inlined += rp->probes[i].inlined;
 		moved += rp->probes[i].moved;
 		pr_debug("probe %-22s %-14s %#8" PRIx64 " off=%#" PRIx64
-			 " obj=%s%+ld live@%d %s %s:%d end=%#" PRIx64 "\n",
+			 " obj=%s%+ld live@%d %s %s:%d\n",
 			 rp->probes[i].event, rp->probes[i].func, rp->probes[i].vaddr,
 			 rp->probes[i].offset,
 			 rp->probes[i].obj.reg ?: "$retval", rp->probes[i].obj.offset,
 			 rp->probes[i].live_offset, rp->probes[i].in_func ?: "",
-			 rp->probes[i].call_file ?: "", rp->probes[i].call_line,
-			 rp->probes[i].copy_ends[0]);
+			 rp->probes[i].call_file ?: "", rp->probes[i].call_line);
 	}
 	pr_info("perf refcnt: %d probes on %s (%d on inlined copies, %d of them past the copy's entry)\n",
 		rp->nr, rp->exe, inlined, moved);
@@ -167,12 +166,14 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 	if (past_null)
 		pr_info("perf refcnt: %d gets and puts probed past their NULL check: none traps on NULL\n",
 			past_null);
+	if (rp->want_slots && !rp->nr_slots)
+		pr_warning("perf refcnt: --slots found no slot: it reads x86-64 code with capstone; build perf with libcapstone-dev\n");
 	if (rp->nr_slots) {
 		int loads = 0;
 
 		for (int i = 0; i < rp->nr_slots; i++)
 			loads += rp->slots[i].slot.op == REFCNT_SLOT__LOAD;
-		pr_info("perf refcnt: %d slots probed where a call's reference is stored (%d) or loaded (%d): puts there pair exactly\n",
+		pr_info("perf refcnt: %d slots probed where a call's reference is stored (%d) or loaded (%d): a put pairs with what was stored where it loaded from\n",
 			rp->nr_slots, rp->nr_slots - loads, loads);
 	}
 	nop5 = refcnt_probes__count_nop5(rp);
@@ -444,7 +445,7 @@ static int refcnt_record__workload(const struct refcnt_record_opts *opts, const 
 		 group);
 	/* a slot event needs no callchain: it is joined to the operation next to it */
 	snprintf(cmd.slots, sizeof(cmd.slots),
-		 "%s:*__[" REFCNT_STORE_PREFIX REFCNT_LOAD_PREFIX "]*/call-graph=no/", group);
+		 "%s:*" REFCNT_SLOT_SUFFIX "__*/call-graph=no/", group);
 	/* before the pins are open: the helper must not hold them */
 	if (opts->scan && !opts->count)
 		refcnt_exit_scan__start(&exit_scan, opts->pid ? atoi(opts->pid) : 0,

@@ -229,8 +229,8 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 		return 0;
 	err = refset__index_kind(set, pos, REFSET_SLOT);
 	if (err)
-		refset__drop_buckets(set);	/* fall back to scanning */
-	return err;
+		refset__drop_buckets(set);	/* fall back to scanning, as a push does */
+	return 0;
 }
 
 /* (Re)build the index from the live slots. */

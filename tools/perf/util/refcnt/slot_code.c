@@ -173,6 +173,7 @@ static bool slot__load_before(csh handle, const cs_insn *insn, size_t call,
 			for (size_t j = call - k; j < call && kept; j++)
 				kept = !refcnt_x86_insn_writes(handle, &insn[j], base);
 			si->op = REFCNT_SLOT__LOAD;
+			si->load = in->address;
 			si->vaddr = kept ? insn[call].address : in->address;
 			si->base = slot__base(base);
 			si->disp = x86->operands[1].mem.disp;
@@ -226,8 +227,9 @@ static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
 			si.op = REFCNT_SLOT__NONE;
 		break;
 	case REFCNT_SLOT__LOAD:
+		/* from the load on, whether probed there or at the call */
 		if (slot__load_before(handle, insn, i, &si) &&
-		    slot__entered(handle, insn, n, si.vaddr, insn[i].address))
+		    slot__entered(handle, insn, n, si.load, insn[i].address))
 			si.op = REFCNT_SLOT__NONE;
 		break;
 	default:
@@ -279,7 +281,9 @@ int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
 		return 0;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
 	n = cs_disasm(handle, code, size, start, 0, &insn);
-	for (size_t i = 0; i < n && !err; i++)
+	/* what capstone could not decode to the end may jump anywhere: no slot */
+	for (size_t i = 0; n && insn[n - 1].address + insn[n - 1].size == start + size &&
+	     i < n && !err; i++)
 		err = slot__call(handle, insn, n, i, kind, found, arg);
 	if (n)
 		cs_free(insn, n);

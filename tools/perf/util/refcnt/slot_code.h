@@ -28,6 +28,7 @@ enum refcnt_slot_op {
 struct refcnt_slot_insn {
 	u8		op;		/* enum refcnt_slot_op */
 	u64		vaddr;		/* the store or the load: the probe point */
+	u64		load;		/* a load's own address (vaddr may be the call) */
 	u64		call;		/* the call's return address (its site) */
 	const char	*base;		/* uprobe name of the slot's base register */
 	long		disp;		/* the slot is at base + disp */

@@ -108,7 +108,7 @@ int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_even
 }
 
 bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_event *ev,
-			      u32 *pos)
+			      u32 *pos, u64 *time)
 {
 	struct slot_thread *t = slot_track__thread(st, ev->tid, false);
 
@@ -116,6 +116,7 @@ bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_
 		if (slot_take__of(&t->take[i], ev)) {
 			t->take[i].valid = false;
 			*pos = t->take[i].pos;
+			*time = t->take[i].time;
 			return true;
 		}
 	}

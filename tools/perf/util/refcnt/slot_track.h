@@ -28,10 +28,11 @@ int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_even
 
 /*
  * A store event @ev: if it stores what its thread just took, at the same
- * call, the position of that reference (true); its pending take is over.
+ * call, the position that reference had and when it was taken (true); its
+ * pending take is over. The position may have moved since: check.
  */
 bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_event *ev,
-			      u32 *pos);
+			      u32 *pos, u64 *time);
 
 /* A load event @ev: pending until the thread's next operation. */
 int refcnt_slot_track__load(struct refcnt_slot_track *st, const struct refcnt_event *ev);

@@ -210,6 +210,10 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 		}
 	}
 
+	/* a slot probe's op: the operation's name and REFCNT_SLOT_SUFFIX */
+	if (strlen(opname) > strlen(REFCNT_SLOT_SUFFIX) &&
+	    !strcmp(opname + strlen(opname) - strlen(REFCNT_SLOT_SUFFIX), REFCNT_SLOT_SUFFIX))
+		opname[strlen(opname) - strlen(REFCNT_SLOT_SUFFIX)] = '\0';
 	spec = refcnt_type_spec__find(buf);
 	*op = refcnt_op__from_name(opname);
 	if (!spec || *op < 0)
@@ -224,7 +228,10 @@ int refcnt_event_name__slot(const char *name)
 	char *end;
 
 	seq = seq ? strstr(seq + 2, "__") : NULL;
-	if (!seq || !seq[2] || !seq[3] || !strtoull(seq + 3, &end, 16) || *end)
+	if (!seq || seq - name < (long)strlen(REFCNT_SLOT_SUFFIX) ||
+	    strncmp(seq - strlen(REFCNT_SLOT_SUFFIX), REFCNT_SLOT_SUFFIX,
+		    strlen(REFCNT_SLOT_SUFFIX)) ||
+	    !seq[2] || !seq[3] || !strtoull(seq + 3, &end, 16) || *end)
 		return REFCNT_SLOT__NONE;
 	if (seq[2] == REFCNT_STORE_PREFIX[0])
 		return REFCNT_SLOT__STORE;

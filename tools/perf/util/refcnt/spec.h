@@ -76,10 +76,12 @@ int refcnt_type_specs__parse(const char *list, unsigned long *mask,
 int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovered);
 
 /*
- * A slot probe (slot_code.h) is "<type>__<op>__s<hex address>" where a
- * get's (or born's) result is stored, "<type>__<op>__l<hex address>" where
- * a put's argument is loaded. Returns enum refcnt_slot_op: 0 if neither.
+ * A slot probe (slot_code.h) is "<type>__<op>slot__s<hex address>" where a
+ * get's (or born's) result is stored, "<type>__<op>slot__l<hex address>"
+ * where a put's argument is loaded: an op a perf refcnt without slots
+ * does not know, and leaves out. Returns enum refcnt_slot_op: 0 if neither.
  */
+#define REFCNT_SLOT_SUFFIX	"slot"
 #define REFCNT_STORE_PREFIX	"s"
 #define REFCNT_LOAD_PREFIX	"l"
 int refcnt_event_name__slot(const char *name);
