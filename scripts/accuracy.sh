@@ -161,14 +161,16 @@ key() {
 	tr -c 'A-Za-z0-9\n-' _ <<< "$1"
 }
 
-# in_terminal CMDLINE: run a TUI in a terminal of its own, q after a while
+# in_terminal CMDLINE: run a TUI in a terminal of its own, q after a while;
+# up to a minute for it to exit (perf top deletes its entries, the recorder
+# scans and writes: a killed recorder leaves no recording)
 in_terminal() {
 	local session=perf-refcnt-accuracy-$$
 
 	tmux new-session -d -s "$session" -x 120 -y 40 "$1"
 	sleep "$top_seconds"
 	tmux send-keys -t "$session" q 2> /dev/null || true
-	for _ in $(seq 100); do
+	for _ in $(seq 600); do
 		tmux has-session -t "$session" 2> /dev/null || break
 		sleep 0.1
 	done

@@ -1251,3 +1251,48 @@ int test__refcnt_attribution_slot(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("named", !strcmp(refcnt_confidence__name(REFCNT_PAIR__SLOT), "slot"));
 	return TEST_OK;
 }
+
+int test__refcnt_attribution_slot_lookup(struct test_suite *test __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	/*
+	 * F calls lookup X, which takes a reference and returns it: F stores
+	 * it in its local struct, right after the call (X's hand site). F
+	 * then calls G, which takes one and returns without a put: G's leak.
+	 * F's teardown helper H loads the local's and puts it. By the call
+	 * trees, H's put releases the reference G took last in a call F made;
+	 * the store next to X's call says H released X's, so G's is left.
+	 */
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, X, 0x10, 1, 1),
+		SLOT_EV(12, STORE, OBJ_A, F, 0x30, 1, SLOT_LOCAL),
+		EV(13, GET, OBJ_A, G, 0x10, 1, 2),
+		SLOT_EV(15, LOAD, OBJ_A, H, 0x10, 1, SLOT_LOCAL),
+		EV(16, PUT, OBJ_A, H, 0x10, 1, 3),
+		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 2),
+	};
+	static const u64 up_f[] = { FN_F, FN_MAIN };
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+		evs[i].space = 1;
+	}
+	memcpy(evs[1].up, up_f, sizeof(up_f));
+	evs[1].hands_on = true;		/* X returns it to F, its owner */
+	evs[1].owner = FN_F;
+	evs[1].owner_site = FN_F + 0x30;
+	evs[1].hand_sites[0] = FN_F + 0x30;
+	memcpy(evs[3].up, up_f, sizeof(up_f));
+	memcpy(evs[5].up, up_f, sizeof(up_f));	/* H called by F */
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
+	TEST_ASSERT_EQUAL("steps of A", c.nr_steps, 5);
+	TEST_ASSERT_VAL("H releases X's, stored by F after X's call",
+			c.steps[3].confidence == REFCNT_PAIR__SLOT &&
+			stream__ref_is(&c.steps[3].paired, FN_X + 0x10));
+	TEST_ASSERT_VAL("one leak", c.nr_findings == 1 &&
+			c.findings[0].kind == REFCNT_FINDING__LEAK);
+	TEST_ASSERT_VAL("G's", stream__ref_is(&c.findings[0].ref, FN_G + 0x10));
+	return TEST_OK;
+}

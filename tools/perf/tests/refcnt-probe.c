@@ -161,6 +161,10 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	static const u8 base_lost[] = { 0x48, 0x8b, 0x7f, 0x18 };
 	/* a branch between the load and the put: je +0; nop */
 	static const u8 branch[] = { 0x74, 0x00, 0x90, 0x90 };
+	/* another member stored in place of the load: mov %rcx,0x18(%rbx) */
+	static const u8 store_other[] = { 0x48, 0x89, 0x4b, 0x18 };
+	/* the store's base written in place of the load: mov 0x18(%rbx),%rbx */
+	static const u8 base_moved[] = { 0x48, 0x8b, 0x5b, 0x18 };
 	struct slot_seen seen;
 
 #ifndef HAVE_LIBCAPSTONE_SUPPORT
@@ -169,10 +173,11 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 #else
 	TEST_ASSERT_VAL("scan", !slots_with(0, store_load, 1, &seen));
 	TEST_ASSERT_VAL("a store and a load", seen.nr == 2);
-	TEST_ASSERT_VAL("the store", seen.si[0].op == REFCNT_SLOT__STORE &&
-			seen.si[0].vaddr == FN + 0x5 && seen.si[0].call == FN + 0x5 &&
-			!strcmp(seen.si[0].base, "%bx") && seen.si[0].disp == 0x10 &&
-			!strcmp(seen.si[0].value, "%ax"));
+	TEST_ASSERT_VAL("the store, probed at the put's call",
+			seen.si[0].op == REFCNT_SLOT__STORE && seen.si[0].store == FN + 0x5 &&
+			seen.si[0].vaddr == FN + 0xd &&
+			seen.si[0].call == FN + 0x5 && !strcmp(seen.si[0].base, "%bx") &&
+			seen.si[0].disp == 0x10 && !seen.si[0].value);
 	TEST_ASSERT_VAL("the load, probed at the call", seen.si[1].op == REFCNT_SLOT__LOAD &&
 			seen.si[1].vaddr == FN + 0xd && seen.si[1].call == FN + 0x12 &&
 			!strcmp(seen.si[1].base, "%bx") && seen.si[1].disp == 0x18 &&
@@ -183,22 +188,34 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 			seen.si[1].vaddr == FN + 0x9 && !strcmp(seen.si[1].base, "%di") &&
 			seen.si[1].disp == 0x18 && !seen.si[1].value);
 
+	TEST_ASSERT_VAL("scan", !slots_with(9, store_other, sizeof(store_other), &seen));
+	TEST_ASSERT_VAL("a store probed on itself when memory is written after it",
+			seen.nr == 1 && seen.si[0].vaddr == FN + 0x5 &&
+			!strcmp(seen.si[0].value, "%ax"));
+
+	TEST_ASSERT_VAL("scan", !slots_with(9, base_moved, sizeof(base_moved), &seen));
+	TEST_ASSERT_VAL("a store probed on itself when its base is written after it",
+			seen.nr == 1 && seen.si[0].vaddr == FN + 0x5 &&
+			!strcmp(seen.si[0].value, "%ax"));
+
 	TEST_ASSERT_VAL("scan", !slots_with(5, moved, sizeof(moved), &seen));
 	TEST_ASSERT_VAL("a copy of the result stored", seen.nr == 1 &&
-			seen.si[0].vaddr == FN + 0x8 && !strcmp(seen.si[0].value, "%r12") &&
-			!strcmp(seen.si[0].base, "%bp") && seen.si[0].disp == 0);
+			seen.si[0].store == FN + 0x8 && !strcmp(seen.si[0].base, "%bp") &&
+			seen.si[0].disp == 0);
 
 	TEST_ASSERT_VAL("scan", !slots_with(5, lost, sizeof(lost), &seen));
 	TEST_ASSERT_VAL("no store of an overwritten result", seen.nr == 1 &&
 			seen.si[0].op == REFCNT_SLOT__LOAD);
 
 	TEST_ASSERT_VAL("scan", !slots_with(9, branch, sizeof(branch), &seen));
-	TEST_ASSERT_VAL("no load across a branch", seen.nr == 1 &&
-			seen.si[0].op == REFCNT_SLOT__STORE);
+	TEST_ASSERT_VAL("no load across a branch; the store probed on the branch",
+			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__STORE &&
+			seen.si[0].vaddr == FN + 0x9 && !seen.si[0].value);
 
 	TEST_ASSERT_VAL("scan", !slots_with(0x12, jump_in, sizeof(jump_in), &seen));
-	TEST_ASSERT_VAL("no load where a jump enters between it and the call", seen.nr == 1 &&
-			seen.si[0].op == REFCNT_SLOT__STORE);
+	TEST_ASSERT_VAL("no load where a jump enters between it and the call, the store on itself",
+			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__STORE &&
+			seen.si[0].vaddr == FN + 0x5);
 	return TEST_OK;
 #endif
 }

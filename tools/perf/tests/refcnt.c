@@ -156,6 +156,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_holder_teardown),
 	TEST_CASE("refcnt attribution: a put releases what was stored where it loaded from",
 		  refcnt_attribution_slot),
+	TEST_CASE("refcnt attribution: a lookup's result stored by its caller is a slot too",
+		  refcnt_attribution_slot_lookup),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt probe: where a get's result is stored, a put's argument loaded",

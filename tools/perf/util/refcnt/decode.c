@@ -391,6 +391,12 @@ static void decoder__owner(struct refcnt_decoder *d, struct refcnt_event *ev, u1
 	if (!up->known)
 		return;
 	nr = min_t(u32, up->nr, stack->nr - site_frame - 1);
+	/* the calls it is handed back through: the last one's is its owner's */
+	for (u32 i = 0; (handoff & (1U << ev->type)) && i < nr && i < REFCNT_HAND_SITES; i++) {
+		ev->hand_sites[i] = stack->ips[site_frame + 1 + i];
+		if (!up->up[i] || !(up->handoff[i] & (1U << ev->type)))
+			break;
+	}
 	frame = refcnt_handoff__owner(ev->type, handoff, up->up, up->handoff, nr);
 	if (frame) {
 		ev->owner = up->up[frame - 1];

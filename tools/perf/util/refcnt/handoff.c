@@ -30,6 +30,7 @@
 /* What the table knows of one function. */
 struct handoff_fn {
 	u16	handoff;			/* the types it hands on */
+	u16	returns;			/* of those, the ones it returns */
 	u64	holders[REFCNT_TYPE__MAX_NR];	/* per type: ids of its holders */
 };
 
@@ -78,17 +79,24 @@ int refcnt_die__pointed_type(Dwarf_Die *die, int depth)
 	return -1;
 }
 
+/* The types (1 << type index) that the function of subprogram DIE @sp returns. */
+static u16 handoff__die_returns(Dwarf_Die *sp)
+{
+	Dwarf_Die type;
+	int t;
+
+	if (!die_get_real_type(sp, &type))
+		return 0;
+	t = refcnt_die__pointed_type(&type, 1);
+	return t >= 0 ? 1U << t : 0;
+}
+
 u16 refcnt_die__handoff(Dwarf_Die *sp)
 {
 	Dwarf_Die type, param;
-	u16 mask = 0;
+	u16 mask = handoff__die_returns(sp);
 	int t;
 
-	if (die_get_real_type(sp, &type)) {
-		t = refcnt_die__pointed_type(&type, 1);
-		if (t >= 0)
-			mask |= 1U << t;
-	}
 	if (dwarf_child(sp, &param))
 		return mask;
 	do {
@@ -218,6 +226,7 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 			continue;
 		memset(&fn, 0, sizeof(fn));
 		fn.handoff = refcnt_die__handoff(&die);
+		fn.returns = handoff__die_returns(&die);
 		handoff__holders(h, &die, fn.holders);
 		for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
 			any |= !!fn.holders[t];
@@ -329,6 +338,13 @@ u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start)
 	const struct handoff_fn *fn = handoff__fn(h, start);
 
 	return fn ? fn->handoff : 0;
+}
+
+u16 refcnt_handoff__returns(const struct refcnt_handoff *h, u64 start)
+{
+	const struct handoff_fn *fn = handoff__fn(h, start);
+
+	return fn ? fn->returns : 0;
 }
 
 const u64 *refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start)

@@ -32,6 +32,9 @@ void refcnt_handoff__delete(struct refcnt_handoff *h);
  */
 u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
 
+/* Of those, the types it returns (a lookup's, a constructor's result). */
+u16 refcnt_handoff__returns(const struct refcnt_handoff *h, u64 start);
+
 /*
  * The holders of the function at @start, per type (REFCNT_TYPE__MAX_NR
  * of them, in the table, as long as it lives): of the structs its
@@ -71,6 +74,12 @@ static inline void refcnt_handoff__delete(struct refcnt_handoff *h __maybe_unuse
 
 static inline u16 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_unused,
 					u64 start __maybe_unused)
+{
+	return 0;
+}
+
+static inline u16 refcnt_handoff__returns(const struct refcnt_handoff *h __maybe_unused,
+					  u64 start __maybe_unused)
 {
 	return 0;
 }

@@ -1553,18 +1553,18 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	struct refcnt_space_addr key = { .space = ev->space, .addr = ev->obj };
 	const struct refcnt_ref *ref;
 	struct refcnt_object *object;
-	u64 time;
+	u64 time, site;
 	u32 pos;
 
 	if (ev->slot_op == REFCNT_SLOT__LOAD)
 		return refcnt_slot_track__load(engine->slot_track, ev);
 	if (ev->slot_op != REFCNT_SLOT__STORE || !ev->slot ||
-	    !refcnt_slot_track__store(engine->slot_track, ev, &pos, &time) ||
+	    !refcnt_slot_track__store(engine->slot_track, ev, &pos, &time, &site) ||
 	    !hashmap__find(engine->objects, &key, &object) || !object->live)
 		return 0;
 	/* still the reference taken: another thread's push may have compacted the set */
 	ref = refcnt_refset__at(&object->live->refs, pos);
-	if (!ref || ref->time != time || ref->tid != ev->tid || ref->site != ev->site)
+	if (!ref || ref->time != time || ref->tid != ev->tid || ref->site != site)
 		return 0;
 	engine->stats.slots_stored++;
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);

@@ -107,6 +107,7 @@
 #define REFCNT_DEFERRED_USES_MAX	256
 #define REFCNT_UP_FRAMES	3	/* caller frames above the call site kept */
 #define REFCNT_ABOVE_FRAMES	16	/* caller frames an event looks at */
+#define REFCNT_HAND_SITES	4	/* calls a reference is handed back through */
 
 /* One refcount operation, as decoded from a sample. */
 struct refcnt_event {
@@ -145,6 +146,13 @@ struct refcnt_event {
 	 */
 	u64	owner;
 	u64	owner_site;
+	/*
+	 * A birth or a get in a function that hands it on (a lookup): the
+	 * return addresses of the calls it comes back through, the lookup's
+	 * first, up to its owner's (0: no more). A store right after one of
+	 * those calls says where the reference lives, as one after a get's.
+	 */
+	u64	hand_sites[REFCNT_HAND_SITES];
 	u32	tid;
 	s32	live;		/* live refcount before the op (after it for
 				 * born), or REFCNT_LIVE_UNKNOWN

@@ -86,6 +86,8 @@ struct refcnt_resolver {
 	Dwarf_Addr		bias;
 	struct strlist		*uncover;	/* functions to treat as uncovered */
 	bool			at_entry;	/* move no probe: where it starts */
+	/* while slots are scanned: which functions return a reference (lookups) */
+	struct refcnt_handoff	*handoff;
 };
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
@@ -1016,12 +1018,27 @@ static const struct refcnt_func *resolver__func_at(const struct refcnt_resolver 
 	return NULL;
 }
 
+/*
+ * The audited type whose reference a call of the function at @target
+ * returns: a lookup's (maps__find()), which its caller may store where it
+ * keeps it; -1 if none. The DWARF return type says so; an accessor returns
+ * a pointer it took no reference on, which the engine tells apart: no get
+ * of its thread came back through that call.
+ */
+static int resolver__lookup_type(const struct refcnt_resolver *r, u64 target)
+{
+	u16 types = refcnt_handoff__returns(r->handoff, target) & r->rp->type_mask;
+
+	return types ? __builtin_ctz(types) : -1;
+}
+
 static int slot__kind(u64 target, void *arg)
 {
 	const struct refcnt_func *fn = resolver__func_at(arg, target);
 
 	if (!fn)
-		return REFCNT_SLOT__NONE;
+		return resolver__lookup_type(arg, target) >= 0 ? REFCNT_SLOT__STORE
+							       : REFCNT_SLOT__NONE;
 	if (fn->op == REFCNT_OP__GET || fn->op == REFCNT_OP__BORN)
 		return REFCNT_SLOT__STORE;
 	return fn->op == REFCNT_OP__PUT ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
@@ -1058,8 +1075,12 @@ static int slot__found(u64 target, const struct refcnt_slot_insn *si, void *arg)
 {
 	struct refcnt_resolver *r = arg;
 	const struct refcnt_func *fn = resolver__func_at(r, target);
+	int type;
 
-	return fn ? slot__add(r, fn->type, fn->op, fn->name, si) : 0;
+	if (fn)
+		return slot__add(r, fn->type, fn->op, fn->name, si);
+	type = resolver__lookup_type(r, target);
+	return type >= 0 ? slot__add(r, type, REFCNT_OP__GET, NULL, si) : 0;
 }
 
 /*
@@ -1110,14 +1131,15 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 	if (err)
 		return err;
 
-	while ((scn = elf_nextscn(r->elf, scn)) != NULL) {
+	r->handoff = refcnt_handoff__new(r->rp->exe);
+	while (!err && (scn = elf_nextscn(r->elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
 			continue;
 		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+		for (size_t i = 0; !err && data && i < sh.sh_size / sh.sh_entsize; i++) {
 			const u8 *code;
 			GElf_Sym sym;
 			size_t size;
@@ -1130,11 +1152,11 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 				continue;
 			err = refcnt_slot__scan(code, min_t(size_t, size, sym.st_size),
 						sym.st_value, slot__kind, slot__found, r);
-			if (err)
-				return err;
 		}
 	}
-	return 0;
+	refcnt_handoff__delete(r->handoff);
+	r->handoff = NULL;
+	return err;
 }
 #else
 static int resolver__scan_slots(struct refcnt_resolver *r __maybe_unused)

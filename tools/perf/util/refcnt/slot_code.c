@@ -123,6 +123,7 @@ static bool slot__store_after(csh handle, const cs_insn *insn, size_t n, x86_reg
 			    refcnt_x86_reg64(x86->operands[0].mem.base) != src) {
 				si->op = REFCNT_SLOT__STORE;
 				si->vaddr = insn[i].address;
+				si->store = insn[i].address;
 				si->base = slot__base(x86->operands[0].mem.base);
 				si->disp = x86->operands[0].mem.disp;
 				si->value = refcnt_x86_reg_name(src);
@@ -206,6 +207,85 @@ static bool slot__entered(csh handle, const cs_insn *insn, size_t n, u64 lo, u64
 	return false;
 }
 
+/*
+ * Does the kernel emulate @insn when a uprobe sits on it (a call or a jump
+ * to an immediate target, no operand-size prefix: arch/x86's
+ * branch_setup_xol_ops()), rather than single-step a copy of it?
+ */
+static bool slot_insn__emulated(const cs_insn *insn)
+{
+	const u8 *b = insn->bytes;
+
+	if (b[0] == 0xe8 || b[0] == 0xe9 || b[0] == 0xeb || (b[0] >= 0x70 && b[0] <= 0x7f))
+		return true;
+	return insn->size >= 2 && b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f;
+}
+
+/* Can @insn write memory: a written memory operand, or one it does not say? */
+static bool slot_insn__writes_memory(csh handle, const cs_insn *insn)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	for (u8 i = 0; i < x86->op_count; i++) {
+		if (x86->operands[i].type == X86_OP_MEM && insn->id != X86_INS_LEA &&
+		    (!x86->operands[i].access || (x86->operands[i].access & CS_AC_WRITE)))
+			return true;
+	}
+	switch (insn->id) {	/* string stores: their memory may be implicit */
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+		return true;
+	default:	/* and pushes */
+		return refcnt_x86_insn_writes(handle, insn, X86_REG_RSP);
+	}
+}
+
+/* The register a slot's base names ("%sp" is the stack pointer). */
+static x86_reg slot__base_reg(const char *base)
+{
+	if (!strcmp(base, "%sp"))
+		return X86_REG_RSP;
+	for (int i = X86_REG_INVALID + 1; i < X86_REG_ENDING; i++) {
+		if (refcnt_x86_reg_name(i) && !strcmp(refcnt_x86_reg_name(i), base))
+			return i;
+	}
+	return X86_REG_INVALID;
+}
+
+/*
+ * A store at @insn[@s] probed on the first instruction after it that the
+ * kernel emulates, reading the slot there: no single step. Only if nothing
+ * between writes memory or the slot's base or branches, and no jump enters
+ * after the store.
+ */
+static void slot__defer_store(csh handle, const cs_insn *insn, size_t n, size_t s,
+			      struct refcnt_slot_insn *si)
+{
+	x86_reg base = slot__base_reg(si->base);
+
+	for (size_t j = s + 1; j < n && j <= s + SLOT_INSNS && base != X86_REG_INVALID; j++) {
+		if (slot_insn__emulated(&insn[j])) {
+			if (slot__entered(handle, insn, n, insn[s].address, insn[j].address))
+				return;
+			si->vaddr = insn[j].address;
+			si->value = NULL;
+			return;
+		}
+		if (slot_insn__branches(handle, &insn[j]) ||
+		    refcnt_x86_insn_writes(handle, &insn[j], base) ||
+		    slot_insn__writes_memory(handle, &insn[j]))
+			return;
+	}
+}
+
+/* The index of the instruction at @vaddr in @insn, from @from on; @n if none. */
+static size_t slot__index(const cs_insn *insn, size_t n, size_t from, u64 vaddr)
+{
+	while (from < n && insn[from].address != vaddr)
+		from++;
+	return from;
+}
+
 static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
 		      int (*kind)(u64 target, void *arg),
 		      int (*found)(u64 target, const struct refcnt_slot_insn *si, void *arg),
@@ -221,10 +301,14 @@ static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
 	target = x86->operands[0].imm;
 	switch (kind(target, arg)) {
 	case REFCNT_SLOT__STORE:
-		if (i + 1 < n &&
-		    slot__store_after(handle, &insn[i + 1], n - i - 1, X86_REG_RAX, &si) &&
-		    slot__entered(handle, insn, n, insn[i].address, si.vaddr))
+		if (i + 1 >= n ||
+		    !slot__store_after(handle, &insn[i + 1], n - i - 1, X86_REG_RAX, &si) ||
+		    slot__entered(handle, insn, n, insn[i].address, si.vaddr)) {
 			si.op = REFCNT_SLOT__NONE;
+			break;
+		}
+		si.store = si.vaddr;
+		slot__defer_store(handle, insn, n, slot__index(insn, n, i + 1, si.vaddr), &si);
 		break;
 	case REFCNT_SLOT__LOAD:
 		/* from the load on, whether probed there or at the call */
@@ -244,17 +328,14 @@ static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
 bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
 			     struct refcnt_slot_insn *si)
 {
-	x86_reg r = X86_REG_INVALID;
+	x86_reg r = slot__base_reg(reg);
 	bool found = false;
 	cs_insn *insn;
 	csh handle;
 	size_t n;
 
-	for (int i = X86_REG_INVALID + 1; i < X86_REG_ENDING && r == X86_REG_INVALID; i++) {
-		if (refcnt_x86_reg_name(i) && !strcmp(refcnt_x86_reg_name(i), reg))
-			r = i;
-	}
-	if (r == X86_REG_INVALID || cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+	if (r == X86_REG_INVALID || r == X86_REG_RSP ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
 		return false;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
 	n = cs_disasm(handle, code, min_t(size_t, size, SLOT_INSNS * 15), vaddr, SLOT_INSNS,

@@ -13,6 +13,11 @@
  * Only straight code counts: the store within a few instructions after the
  * return, the load within a few before the call, no branch between, the
  * value passed through register moves only; elsewhere there is no slot.
+ * The calls are those of the API's gets, births and puts, and of the
+ * lookups that return a reference (the caller stores what maps__find()
+ * returns). A store is probed on the call or jump after it where the slot
+ * is still there to read, as a load is on its call: the kernel emulates
+ * them, where it single-steps a store.
  * x86-64 only (capstone): elsewhere nothing is found.
  */
 #include <stdbool.h>
@@ -27,15 +32,19 @@ enum refcnt_slot_op {
 
 struct refcnt_slot_insn {
 	u8		op;		/* enum refcnt_slot_op */
-	u64		vaddr;		/* the store or the load: the probe point */
-	u64		load;		/* a load's own address (vaddr may be the call) */
+	u64		vaddr;		/* the probe point: the store or the load, or
+					 * the call or jump after a store or at a load
+					 */
+	u64		load;		/* a load's own address */
+	u64		store;		/* a store's own address */
 	u64		call;		/* the call's return address (its site) */
 	const char	*base;		/* uprobe name of the slot's base register */
 	long		disp;		/* the slot is at base + disp */
 	const char	*value;		/* the register stored, or passed to the put
 					 * by a load probed at the call (the kernel
 					 * emulates a call: no single step); NULL:
-					 * the load, the reference read from the slot
+					 * the reference read from the slot (at the
+					 * load, or past the store)
 					 */
 };
 

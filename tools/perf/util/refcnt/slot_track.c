@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <string.h>
 #include <linux/err.h>
 #include <linux/zalloc.h>
 
@@ -17,6 +18,7 @@
 struct slot_take {
 	bool	valid;
 	u64	space, obj, site, time;
+	u64	hand_sites[REFCNT_HAND_SITES];	/* a lookup's: as in the event */
 	u32	pos;			/* its reference, in its set */
 };
 
@@ -80,9 +82,14 @@ static struct slot_thread *slot_track__thread(struct refcnt_slot_track *st, u32 
 	return t;
 }
 
+/* Is store @ev next to the call @k was taken by, or one it came back through? */
 static bool slot_take__of(const struct slot_take *k, const struct refcnt_event *ev)
 {
-	return k->valid && k->space == ev->space && k->obj == ev->obj && k->site == ev->site &&
+	bool call = k->site == ev->site;
+
+	for (int i = 0; !call && i < REFCNT_HAND_SITES && k->hand_sites[i]; i++)
+		call = k->hand_sites[i] == ev->site;
+	return k->valid && call && k->space == ev->space && k->obj == ev->obj &&
 	       k->time <= ev->time;
 }
 
@@ -104,11 +111,12 @@ int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_even
 		.valid = true, .space = ev->space, .obj = ev->obj, .site = ev->site,
 		.time = ev->time, .pos = pos,
 	};
+	memcpy(t->take[0].hand_sites, ev->hand_sites, sizeof(ev->hand_sites));
 	return 0;
 }
 
 bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_event *ev,
-			      u32 *pos, u64 *time)
+			      u32 *pos, u64 *time, u64 *site)
 {
 	struct slot_thread *t = slot_track__thread(st, ev->tid, false);
 
@@ -117,6 +125,7 @@ bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_
 			t->take[i].valid = false;
 			*pos = t->take[i].pos;
 			*time = t->take[i].time;
+			*site = t->take[i].site;
 			return true;
 		}
 	}
@@ -129,8 +138,7 @@ int refcnt_slot_track__load(struct refcnt_slot_track *st, const struct refcnt_ev
 
 	if (!t)
 		return -ENOMEM;
-	t->take[0].valid = false;
-	t->take[1].valid = false;
+	/* not the end of a take's: a store can be probed on the put's call too */
 	t->load = true;
 	t->space = ev->space;
 	t->obj = ev->obj;

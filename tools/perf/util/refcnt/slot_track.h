@@ -27,14 +27,19 @@ int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_even
 			  bool took, u32 pos);
 
 /*
- * A store event @ev: if it stores what its thread just took, at the same
- * call, the position that reference had and when it was taken (true); its
- * pending take is over. The position may have moved since: check.
+ * A store event @ev: if it stores what its thread just took, next to the
+ * call that took it or one that handed it back (a lookup's: @ev's
+ * hand_sites), the position that reference had, when it was taken and its
+ * site (true); its pending take is over. The position may have moved
+ * since: check.
  */
 bool refcnt_slot_track__store(struct refcnt_slot_track *st, const struct refcnt_event *ev,
-			      u32 *pos, u64 *time);
+			      u32 *pos, u64 *time, u64 *site);
 
-/* A load event @ev: pending until the thread's next operation. */
+/*
+ * A load event @ev: pending until the thread's next operation; a take
+ * stays pending across it.
+ */
 int refcnt_slot_track__load(struct refcnt_slot_track *st, const struct refcnt_event *ev);
 
 /*
