@@ -149,6 +149,67 @@ static int slots_with(size_t off, const u8 *bytes, size_t len, struct slot_seen 
 	return refcnt_slot__scan(code, sizeof(code), FN, slot_kind, slot_found, seen);
 }
 
+#ifdef HAVE_LIBCAPSTONE_SUPPORT
+/*
+ * A get's result stored with the member next to it in one 16-byte move,
+ * as GCC vectorizes two adjacent assignments (fill_callchain_info()):
+ * call get; mov %rax,%rcx; mov 0x18(%r13),%rax; movq %rcx,%xmm0;
+ * movq %rax,%xmm1; punpcklqdq %xmm1,%xmm0; movups %xmm0,0x10(%r12);
+ * mov 0x20(%r13),%rdx; mov %rdx,0x20(%r12); ret
+ */
+static const u8 vector_low[] = {
+	0xe8, 0xfb, 0x00, 0x00, 0x00,		/* +0x0 call GET_FN */
+	0x48, 0x89, 0xc1,			/* +0x5 mov %rax,%rcx */
+	0x49, 0x8b, 0x45, 0x18,			/* +0x8 mov 0x18(%r13),%rax */
+	0x66, 0x48, 0x0f, 0x6e, 0xc1,		/* +0xc movq %rcx,%xmm0 */
+	0x66, 0x48, 0x0f, 0x6e, 0xc8,		/* +0x11 movq %rax,%xmm1 */
+	0x66, 0x0f, 0x6c, 0xc1,			/* +0x16 punpcklqdq %xmm1,%xmm0 */
+	0x41, 0x0f, 0x11, 0x44, 0x24, 0x10,	/* +0x1a movups %xmm0,0x10(%r12) */
+	0x49, 0x8b, 0x55, 0x20,			/* +0x20 mov 0x20(%r13),%rdx */
+	0x49, 0x89, 0x54, 0x24, 0x20,		/* +0x24 mov %rdx,0x20(%r12) */
+	0xc3,					/* +0x29 ret */
+};
+
+/* The result in the high lane: its slot is the second quadword. */
+static const u8 vector_high[] = {
+	0xe8, 0xfb, 0x00, 0x00, 0x00,		/* +0x0 call GET_FN */
+	0x49, 0x8b, 0x4d, 0x18,			/* +0x5 mov 0x18(%r13),%rcx */
+	0x66, 0x48, 0x0f, 0x6e, 0xc1,		/* +0x9 movq %rcx,%xmm0 */
+	0x66, 0x48, 0x0f, 0x6e, 0xc8,		/* +0xe movq %rax,%xmm1 */
+	0x66, 0x0f, 0x6c, 0xc1,			/* +0x13 punpcklqdq %xmm1,%xmm0 */
+	0x41, 0x0f, 0x11, 0x44, 0x24, 0x10,	/* +0x17 movups %xmm0,0x10(%r12) */
+	0xc3,					/* +0x1d ret */
+};
+
+static int slots_of(const u8 *code, size_t len, struct slot_seen *seen)
+{
+	memset(seen, 0, sizeof(*seen));
+	return refcnt_slot__scan(code, len, FN, slot_kind, slot_found, seen);
+}
+
+static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unused)
+{
+	struct refcnt_slot_insn si;
+	struct slot_seen seen;
+
+	TEST_ASSERT_VAL("scan", !slots_of(vector_low, sizeof(vector_low), &seen));
+	TEST_ASSERT_VAL("a vector store of the result, probed after it", seen.nr == 1 &&
+			seen.si[0].op == REFCNT_SLOT__STORE && seen.si[0].store == FN + 0x1a &&
+			seen.si[0].vaddr == FN + 0x20 && !strcmp(seen.si[0].base, "%r12") &&
+			seen.si[0].disp == 0x10 && !seen.si[0].value);
+	TEST_ASSERT_VAL("scan", !slots_of(vector_high, sizeof(vector_high), &seen));
+	TEST_ASSERT_VAL("the high lane's slot", seen.nr == 1 && seen.si[0].store == FN + 0x17 &&
+			seen.si[0].vaddr == FN + 0x1d && seen.si[0].disp == 0x18);
+	TEST_ASSERT_VAL("after an inlined get's copy", refcnt_slot__store_from(vector_low + 8,
+			sizeof(vector_low) - 8, FN + 8, "%cx", &si) && si.store == FN + 0x1a &&
+			si.vaddr == FN + 0x20 && si.disp == 0x10 && !si.value);
+	TEST_ASSERT_VAL("not a register the copy does not hold",
+			!refcnt_slot__store_from(vector_low + 8, sizeof(vector_low) - 8, FN + 8,
+						 "%si", &si));
+	return TEST_OK;
+}
+#endif
+
 int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest __maybe_unused)
 {
 	/* the result moved to %r12 first, then stored: mov %rax,%r12; mov %r12,(%rbp) */
@@ -216,6 +277,6 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	TEST_ASSERT_VAL("no load where a jump enters between it and the call, the store on itself",
 			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__STORE &&
 			seen.si[0].vaddr == FN + 0x5);
-	return TEST_OK;
+	return test__refcnt_probe_vector_slots(test);
 #endif
 }

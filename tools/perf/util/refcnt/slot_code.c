@@ -99,49 +99,165 @@ static bool op__slot(const cs_x86_op *op)
 }
 
 /*
+ * A register holding the reference: a general one (lane 0), or a quadword
+ * lane of an xmm register (GCC stores two adjacent pointer members with
+ * one 16-byte move: movq %rcx,%xmm0; ...; punpcklqdq; movups %xmm0,(%r12)).
+ */
+struct slot_held {
+	x86_reg	reg;
+	u8	lane;
+};
+
+static bool reg__xmm(x86_reg reg)
+{
+	return reg >= X86_REG_XMM0 && reg <= X86_REG_XMM15;
+}
+
+/* Does @insn write @reg (an xmm register: or its ymm, zmm)? Unknown: yes. */
+static bool slot_insn__writes(csh handle, const cs_insn *insn, x86_reg reg)
+{
+	cs_regs regs_read, regs_write;
+	u8 nr_read, nr_write;
+
+	if (!reg__xmm(reg))
+		return refcnt_x86_insn_writes(handle, insn, reg);
+	if (cs_regs_access(handle, insn, regs_read, &nr_read, regs_write, &nr_write))
+		return true;
+	for (u8 i = 0; i < nr_write; i++) {
+		if (regs_write[i] == reg || regs_write[i] == X86_REG_YMM0 + (reg - X86_REG_XMM0) ||
+		    regs_write[i] == X86_REG_ZMM0 + (reg - X86_REG_XMM0))
+			return true;
+	}
+	return false;
+}
+
+static int held__find(const struct slot_held *held, size_t nr, x86_reg reg, u8 lane)
+{
+	for (size_t h = 0; reg != X86_REG_INVALID && h < nr; h++) {
+		if (held[h].reg == reg && held[h].lane == lane)
+			return h;
+	}
+	return -1;
+}
+
+/* A 16-byte move of an xmm register to memory, each quadword a slot. */
+static bool slot_insn__vector_store(const cs_insn *insn)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+	const cs_x86_op *mem = &x86->operands[0];
+
+	switch (insn->id) {
+	case X86_INS_MOVUPS: case X86_INS_MOVDQU: case X86_INS_MOVAPS: case X86_INS_MOVDQA:
+		break;
+	default:
+		return false;
+	}
+	return x86->op_count == 2 && mem->type == X86_OP_MEM && mem->size == 16 &&
+	       mem->mem.segment == X86_REG_INVALID && mem->mem.index == X86_REG_INVALID &&
+	       slot__base(mem->mem.base) && x86->operands[1].type == X86_OP_REG;
+}
+
+/*
+ * Is @insn (at @i of @n) a store of what @held holds to a slot? Then @si.
+ * A vector store is probed on the next instruction, where the slot is
+ * there to read (no register to fetch a lane from).
+ */
+static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
+			     const struct slot_held *held, size_t nr_held,
+			     struct refcnt_slot_insn *si)
+{
+	const cs_x86 *x86 = &insn[i].detail->x86;
+	const cs_x86_op *dst = &x86->operands[0];
+	int lane = -1;
+
+	if (insn[i].id == X86_INS_MOV && x86->op_count == 2 && op__slot(dst)) {
+		x86_reg src = op__reg64(&x86->operands[1]);
+
+		if (held__find(held, nr_held, src, 0) < 0 || refcnt_x86_reg64(dst->mem.base) == src)
+			return false;
+		si->vaddr = insn[i].address;
+		si->value = refcnt_x86_reg_name(src);
+	} else if (slot_insn__vector_store(&insn[i]) && i + 1 < n) {
+		for (u8 l = 0; l < 2 && lane < 0; l++) {
+			if (held__find(held, nr_held, x86->operands[1].reg, l) >= 0)
+				lane = l;
+		}
+		if (lane < 0)
+			return false;
+		si->vaddr = insn[i + 1].address;
+		si->value = NULL;
+	} else {
+		return false;
+	}
+	si->op = REFCNT_SLOT__STORE;
+	si->store = insn[i].address;
+	si->base = slot__base(dst->mem.base);
+	si->disp = dst->mem.disp + (lane > 0 ? 8 : 0);
+	return true;
+}
+
+/*
+ * What @insn does to what holds the reference: a move copies it (mov to a
+ * register, movq to an xmm's low lane, punpcklqdq's low lane to the high
+ * one, an xmm copy); anything else a register is written by loses it.
+ */
+static void slot__held_move(csh handle, const cs_insn *insn, struct slot_held *held,
+			    size_t *nr_held, size_t max)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+	struct slot_held add[2];
+	size_t nr_add = 0;
+
+	if (x86->op_count == 2 && x86->operands[0].type == X86_OP_REG &&
+	    x86->operands[1].type == X86_OP_REG) {
+		x86_reg dst = x86->operands[0].reg, src = x86->operands[1].reg;
+		x86_reg dst64 = op__reg64(&x86->operands[0]);
+		bool src_held = held__find(held, *nr_held, op__reg64(&x86->operands[1]), 0) >= 0;
+
+		if (insn->id == X86_INS_MOV && src_held && dst64 != X86_REG_INVALID)
+			add[nr_add++] = (struct slot_held){ dst64, 0 };
+		else if (insn->id == X86_INS_MOVQ && reg__xmm(dst) && src_held)
+			add[nr_add++] = (struct slot_held){ dst, 0 };
+		else if (insn->id == X86_INS_PUNPCKLQDQ && reg__xmm(dst)) {
+			if (held__find(held, *nr_held, dst, 0) >= 0)
+				add[nr_add++] = (struct slot_held){ dst, 0 };
+			if (held__find(held, *nr_held, src, 0) >= 0)
+				add[nr_add++] = (struct slot_held){ dst, 1 };
+		} else if ((insn->id == X86_INS_MOVDQA || insn->id == X86_INS_MOVAPS) &&
+			   reg__xmm(dst)) {
+			for (u8 l = 0; l < 2; l++) {
+				if (held__find(held, *nr_held, src, l) >= 0)
+					add[nr_add++] = (struct slot_held){ dst, l };
+			}
+		}
+	}
+	/* what this writes no longer holds the reference, but for the copies */
+	for (size_t h = 0; h < *nr_held;) {
+		if (slot_insn__writes(handle, insn, held[h].reg))
+			held[h] = held[--*nr_held];
+		else
+			h++;
+	}
+	for (size_t a = 0; a < nr_add && *nr_held < max; a++)
+		held[(*nr_held)++] = add[a];
+}
+
+/*
  * After the call returning at @insn[0]: the first store of %rax, or of a
  * register it was moved to, into a slot. Nothing before it may branch.
  */
 static bool slot__store_after(csh handle, const cs_insn *insn, size_t n, x86_reg reg,
 			      struct refcnt_slot_insn *si)
 {
-	x86_reg held[SLOT_INSNS + 1] = { reg };
+	struct slot_held held[2 * SLOT_INSNS + 1] = { { reg, 0 } };
 	size_t nr_held = 1;
 
 	for (size_t i = 0; i < n && i < SLOT_INSNS && nr_held; i++) {
-		const cs_x86 *x86 = &insn[i].detail->x86;
-		size_t h;
-
 		if (slot_insn__branches(handle, &insn[i]))
 			return false;
-		if (insn[i].id == X86_INS_MOV && x86->op_count == 2) {
-			x86_reg src = op__reg64(&x86->operands[1]);
-
-			for (h = 0; src != X86_REG_INVALID && h < nr_held && held[h] != src; h++)
-				;
-			if (src != X86_REG_INVALID && h < nr_held && op__slot(&x86->operands[0]) &&
-			    refcnt_x86_reg64(x86->operands[0].mem.base) != src) {
-				si->op = REFCNT_SLOT__STORE;
-				si->vaddr = insn[i].address;
-				si->store = insn[i].address;
-				si->base = slot__base(x86->operands[0].mem.base);
-				si->disp = x86->operands[0].mem.disp;
-				si->value = refcnt_x86_reg_name(src);
-				return true;
-			}
-			if (src != X86_REG_INVALID && h < nr_held &&
-			    op__reg64(&x86->operands[0]) != X86_REG_INVALID) {
-				held[nr_held++] = op__reg64(&x86->operands[0]);
-				continue;
-			}
-		}
-		/* what this writes no longer holds the reference */
-		for (h = 0; h < nr_held;) {
-			if (refcnt_x86_insn_writes(handle, &insn[i], held[h]))
-				held[h] = held[--nr_held];
-			else
-				h++;
-		}
+		if (slot__held_store(insn, i, n, held, nr_held, si))
+			return true;
+		slot__held_move(handle, &insn[i], held, &nr_held, ARRAY_SIZE(held));
 	}
 	return false;
 }
@@ -307,8 +423,7 @@ static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
 			si.op = REFCNT_SLOT__NONE;
 			break;
 		}
-		si.store = si.vaddr;
-		slot__defer_store(handle, insn, n, slot__index(insn, n, i + 1, si.vaddr), &si);
+		slot__defer_store(handle, insn, n, slot__index(insn, n, i + 1, si.store), &si);
 		break;
 	case REFCNT_SLOT__LOAD:
 		/* from the load on, whether probed there or at the call */
