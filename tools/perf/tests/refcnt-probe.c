@@ -181,6 +181,14 @@ static const u8 vector_high[] = {
 	0xc3,					/* +0x1d ret */
 };
 
+/* The result stored into the object itself: not a slot */
+static const u8 vector_into_object[] = {
+	0xe8, 0xfb, 0x00, 0x00, 0x00,		/* +0x0 call GET_FN */
+	0x66, 0x48, 0x0f, 0x6e, 0xc0,		/* +0x5 movq %rax,%xmm0 */
+	0x0f, 0x11, 0x40, 0x10,			/* +0xa movups %xmm0,0x10(%rax) */
+	0xc3,					/* +0xe ret */
+};
+
 static int slots_of(const u8 *code, size_t len, struct slot_seen *seen)
 {
 	memset(seen, 0, sizeof(*seen));
@@ -200,9 +208,13 @@ static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unuse
 	TEST_ASSERT_VAL("scan", !slots_of(vector_high, sizeof(vector_high), &seen));
 	TEST_ASSERT_VAL("the high lane's slot", seen.nr == 1 && seen.si[0].store == FN + 0x17 &&
 			seen.si[0].vaddr == FN + 0x1d && seen.si[0].disp == 0x18);
-	TEST_ASSERT_VAL("after an inlined get's copy", refcnt_slot__store_from(vector_low + 8,
-			sizeof(vector_low) - 8, FN + 8, "%cx", &si) && si.store == FN + 0x1a &&
-			si.vaddr == FN + 0x20 && si.disp == 0x10 && !si.value);
+	TEST_ASSERT_VAL("scan", !slots_of(vector_into_object, sizeof(vector_into_object), &seen));
+	TEST_ASSERT_VAL("no slot in the object itself", seen.nr == 0);
+	TEST_ASSERT_VAL("after an inlined get's copy",
+			refcnt_slot__store_from(vector_low + 8, sizeof(vector_low) - 8, FN + 8,
+						"%cx", &si) &&
+			si.store == FN + 0x1a && si.vaddr == FN + 0x20 && si.disp == 0x10 &&
+			!si.value);
 	TEST_ASSERT_VAL("not a register the copy does not hold",
 			!refcnt_slot__store_from(vector_low + 8, sizeof(vector_low) - 8, FN + 8,
 						 "%si", &si));
@@ -226,6 +238,10 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	static const u8 store_other[] = { 0x48, 0x89, 0x4b, 0x18 };
 	/* the store's base written in place of the load: mov 0x18(%rbx),%rbx */
 	static const u8 base_moved[] = { 0x48, 0x8b, 0x5b, 0x18 };
+	/* the slot overwritten by a vector move capstone calls a read: movups %xmm0,0x10(%rbx) */
+	static const u8 vector_over[] = { 0x0f, 0x11, 0x43, 0x10 };
+	/* a part of the base written: setne %bl; nop */
+	static const u8 base_part[] = { 0x0f, 0x95, 0xc3, 0x90 };
 	struct slot_seen seen;
 
 #ifndef HAVE_LIBCAPSTONE_SUPPORT
@@ -256,6 +272,16 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 
 	TEST_ASSERT_VAL("scan", !slots_with(9, base_moved, sizeof(base_moved), &seen));
 	TEST_ASSERT_VAL("a store probed on itself when its base is written after it",
+			seen.nr == 1 && seen.si[0].vaddr == FN + 0x5 &&
+			!strcmp(seen.si[0].value, "%ax"));
+
+	TEST_ASSERT_VAL("scan", !slots_with(9, vector_over, sizeof(vector_over), &seen));
+	TEST_ASSERT_VAL("a store probed on itself when a vector move writes its slot after it",
+			seen.nr == 1 && seen.si[0].vaddr == FN + 0x5 &&
+			!strcmp(seen.si[0].value, "%ax"));
+
+	TEST_ASSERT_VAL("scan", !slots_with(9, base_part, sizeof(base_part), &seen));
+	TEST_ASSERT_VAL("a store probed on itself when a part of its base is written after it",
 			seen.nr == 1 && seen.si[0].vaddr == FN + 0x5 &&
 			!strcmp(seen.si[0].value, "%ax"));
 

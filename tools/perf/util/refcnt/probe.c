@@ -88,6 +88,8 @@ struct refcnt_resolver {
 	bool			at_entry;	/* move no probe: where it starts */
 	/* while slots are scanned: which functions return a reference (lookups) */
 	struct refcnt_handoff	*handoff;
+	/* and whether the function scanned has a .cold part, which may jump back in */
+	bool			scan_cold;
 };
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
@@ -1044,12 +1046,40 @@ static int slot__kind(u64 target, void *arg)
 	return fn->op == REFCNT_OP__PUT ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
 }
 
-static int slot__add(struct refcnt_resolver *r, u8 type, u8 op, const char *func,
-		     const struct refcnt_slot_insn *si)
+/* Does a probe of an operation sit in (@lo, @hi]: would its event come first? */
+static bool resolver__probed_in(const struct refcnt_resolver *r, u64 lo, u64 hi)
 {
+	for (int i = 0; i < r->rp->nr; i++) {
+		if (r->rp->probes[i].vaddr > lo && r->rp->probes[i].vaddr <= hi)
+			return true;
+	}
+	for (int i = 0; i < r->rp->nr_uncovered; i++) {
+		if (r->rp->uncovered[i].vaddr > lo && r->rp->uncovered[i].vaddr <= hi)
+			return true;
+	}
+	return false;
+}
+
+static int slot__add(struct refcnt_resolver *r, u8 type, u8 op, const char *func,
+		     const struct refcnt_slot_insn *found)
+{
+	struct refcnt_slot_insn store = *found, *si = &store;
 	struct refcnt_probe *p;
 	u64 offset;
 
+	/*
+	 * A store probed past itself: not where another probe's event would
+	 * come between the get's and its own, nor where a .cold part may jump
+	 * in (the scan sees no jump from there). Then on the store, or none.
+	 */
+	if (si->op == REFCNT_SLOT__STORE && si->vaddr != si->store &&
+	    (r->scan_cold || resolver__probed_in(r, si->store, si->vaddr))) {
+		if (!si->store_value)
+			return 0;
+		si->vaddr = si->store;
+		si->value = si->store_value;
+		si->emulated = false;
+	}
 	if (resolver__file_offset(r, si->vaddr, &offset))
 		return 0;
 	/* a function under two names (an alias) is scanned twice: one probe */
@@ -1119,12 +1149,58 @@ static int resolver__inline_slots(struct refcnt_resolver *r)
 }
 
 /*
+ * One symbol table's functions: the names of their .cold parts (@pass 0,
+ * into @cold), then their slots (@pass 1).
+ */
+static int resolver__scan_slot_symtab(struct refcnt_resolver *r, Elf_Scn *scn,
+				      struct strlist *cold, int pass)
+{
+	Elf_Data *data;
+	GElf_Shdr sh;
+	int err = 0;
+
+	if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB || !sh.sh_entsize)
+		return 0;
+	data = elf_getdata(scn, NULL);
+	for (size_t i = 0; !err && data && i < sh.sh_size / sh.sh_entsize; i++) {
+		const char *name, *dot;
+		const u8 *code;
+		GElf_Sym sym;
+		size_t size;
+
+		if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+		    !sym.st_value || !sym.st_size || sym.st_shndx == SHN_UNDEF)
+			continue;
+		name = elf_strptr(r->elf, sh.sh_link, sym.st_name) ?: "";
+		if (pass == 0) {
+			dot = strstr(name, ".cold");
+			if (dot && dot != name) {
+				char *base = strndup(name, dot - name);
+
+				err = base ? strlist__add(cold, base) : -ENOMEM;
+				free(base);
+				err = err == -EEXIST ? 0 : err;
+			}
+			continue;
+		}
+		code = resolver__code(r, sym.st_value, &size);
+		if (!code)
+			continue;
+		r->scan_cold = strlist__has_entry(cold, name);
+		err = refcnt_slot__scan(code, min_t(size_t, size, sym.st_size), sym.st_value,
+					slot__kind, slot__found, r);
+	}
+	return err;
+}
+
+/*
  * The slots of the references the out-of-line gets, borns and puts take
  * and release, at their calls in every function of the symbol table, and
  * of the inlined gets.
  */
 static int resolver__scan_slots(struct refcnt_resolver *r)
 {
+	struct strlist *cold;
 	Elf_Scn *scn = NULL;
 	int err = resolver__inline_slots(r);
 
@@ -1132,28 +1208,14 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 		return err;
 
 	r->handoff = refcnt_handoff__new(r->rp->exe);
-	while (!err && (scn = elf_nextscn(r->elf, scn)) != NULL) {
-		GElf_Shdr sh;
-		Elf_Data *data;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_SYMTAB)
-			continue;
-		data = elf_getdata(scn, NULL);
-		for (size_t i = 0; !err && data && i < sh.sh_size / sh.sh_entsize; i++) {
-			const u8 *code;
-			GElf_Sym sym;
-			size_t size;
-
-			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value || !sym.st_size || sym.st_shndx == SHN_UNDEF)
-				continue;
-			code = resolver__code(r, sym.st_value, &size);
-			if (!code)
-				continue;
-			err = refcnt_slot__scan(code, min_t(size_t, size, sym.st_size),
-						sym.st_value, slot__kind, slot__found, r);
-		}
+	cold = strlist__new(NULL, NULL);
+	if (!cold)
+		err = -ENOMEM;
+	for (int pass = 0; !err && pass < 2; pass++) {
+		while (!err && (scn = elf_nextscn(r->elf, scn)) != NULL)
+			err = resolver__scan_slot_symtab(r, scn, cold, pass);
 	}
+	strlist__delete(cold);
 	refcnt_handoff__delete(r->handoff);
 	r->handoff = NULL;
 	return err;

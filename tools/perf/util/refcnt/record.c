@@ -176,7 +176,7 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 
 			loads += p->slot.op == REFCNT_SLOT__LOAD;
 			lookups += p->slot.op == REFCNT_SLOT__STORE && !p->func;
-			deferred += p->slot.op == REFCNT_SLOT__STORE && p->slot.store != p->vaddr;
+			deferred += p->slot.op == REFCNT_SLOT__STORE && p->slot.emulated;
 		}
 		pr_info("perf refcnt: %d slots probed where a call's reference is stored (%d) or loaded (%d): a put pairs with what was stored where it loaded from\n",
 			rp->nr_slots, rp->nr_slots - loads, loads);

@@ -34,23 +34,31 @@ const char *refcnt_x86_reg_name(x86_reg reg)
 
 x86_reg refcnt_x86_reg64(x86_reg reg)
 {
-	static const x86_reg regs[][2] = {
-		{ X86_REG_EAX, X86_REG_RAX }, { X86_REG_EBX, X86_REG_RBX },
-		{ X86_REG_ECX, X86_REG_RCX }, { X86_REG_EDX, X86_REG_RDX },
-		{ X86_REG_ESI, X86_REG_RSI }, { X86_REG_EDI, X86_REG_RDI },
-		{ X86_REG_EBP, X86_REG_RBP }, { X86_REG_ESP, X86_REG_RSP },
-		{ X86_REG_R8D, X86_REG_R8 },
-		{ X86_REG_R9D, X86_REG_R9 }, { X86_REG_R10D, X86_REG_R10 },
-		{ X86_REG_R11D, X86_REG_R11 }, { X86_REG_R12D, X86_REG_R12 },
-		{ X86_REG_R13D, X86_REG_R13 }, { X86_REG_R14D, X86_REG_R14 },
-		{ X86_REG_R15D, X86_REG_R15 },
-		{ X86_REG_DI, X86_REG_RDI }, { X86_REG_DIL, X86_REG_RDI },
-		{ X86_REG_BP, X86_REG_RBP }, { X86_REG_BPL, X86_REG_RBP },
+	/* each 64-bit register and its 32, 16 and 8-bit parts */
+	static const x86_reg regs[][5] = {
+		{ X86_REG_RAX, X86_REG_EAX, X86_REG_AX, X86_REG_AL, X86_REG_AH },
+		{ X86_REG_RBX, X86_REG_EBX, X86_REG_BX, X86_REG_BL, X86_REG_BH },
+		{ X86_REG_RCX, X86_REG_ECX, X86_REG_CX, X86_REG_CL, X86_REG_CH },
+		{ X86_REG_RDX, X86_REG_EDX, X86_REG_DX, X86_REG_DL, X86_REG_DH },
+		{ X86_REG_RSI, X86_REG_ESI, X86_REG_SI, X86_REG_SIL, X86_REG_SIL },
+		{ X86_REG_RDI, X86_REG_EDI, X86_REG_DI, X86_REG_DIL, X86_REG_DIL },
+		{ X86_REG_RBP, X86_REG_EBP, X86_REG_BP, X86_REG_BPL, X86_REG_BPL },
+		{ X86_REG_RSP, X86_REG_ESP, X86_REG_SP, X86_REG_SPL, X86_REG_SPL },
+		{ X86_REG_R8, X86_REG_R8D, X86_REG_R8W, X86_REG_R8B, X86_REG_R8B },
+		{ X86_REG_R9, X86_REG_R9D, X86_REG_R9W, X86_REG_R9B, X86_REG_R9B },
+		{ X86_REG_R10, X86_REG_R10D, X86_REG_R10W, X86_REG_R10B, X86_REG_R10B },
+		{ X86_REG_R11, X86_REG_R11D, X86_REG_R11W, X86_REG_R11B, X86_REG_R11B },
+		{ X86_REG_R12, X86_REG_R12D, X86_REG_R12W, X86_REG_R12B, X86_REG_R12B },
+		{ X86_REG_R13, X86_REG_R13D, X86_REG_R13W, X86_REG_R13B, X86_REG_R13B },
+		{ X86_REG_R14, X86_REG_R14D, X86_REG_R14W, X86_REG_R14B, X86_REG_R14B },
+		{ X86_REG_R15, X86_REG_R15D, X86_REG_R15W, X86_REG_R15B, X86_REG_R15B },
 	};
 
-	for (size_t i = 0; i < ARRAY_SIZE(regs); i++) {
-		if (regs[i][0] == reg || regs[i][1] == reg)
-			return regs[i][1];
+	for (size_t i = 0; reg != X86_REG_INVALID && i < ARRAY_SIZE(regs); i++) {
+		for (size_t j = 0; j < ARRAY_SIZE(regs[i]); j++) {
+			if (regs[i][j] == reg)
+				return regs[i][0];
+		}
 	}
 	return X86_REG_INVALID;
 }
@@ -177,7 +185,9 @@ static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
 			return false;
 		si->vaddr = insn[i].address;
 		si->value = refcnt_x86_reg_name(src);
-	} else if (slot_insn__vector_store(&insn[i]) && i + 1 < n) {
+		si->store_value = si->value;
+	} else if (slot_insn__vector_store(&insn[i]) && i + 1 < n &&
+		   held__find(held, nr_held, refcnt_x86_reg64(dst->mem.base), 0) < 0) {
 		for (u8 l = 0; l < 2 && lane < 0; l++) {
 			if (held__find(held, nr_held, x86->operands[1].reg, l) >= 0)
 				lane = l;
@@ -186,6 +196,7 @@ static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
 			return false;
 		si->vaddr = insn[i + 1].address;
 		si->value = NULL;
+		si->store_value = NULL;
 	} else {
 		return false;
 	}
@@ -197,41 +208,62 @@ static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
 }
 
 /*
- * What @insn does to what holds the reference: a move copies it (mov to a
- * register, movq to an xmm's low lane, punpcklqdq's low lane to the high
- * one, an xmm copy); anything else a register is written by loses it.
+ * Where @insn copies what holds the reference to, into @add (up to 2): a
+ * mov to a register, a movq to an xmm's low lane, punpcklqdq's low lane
+ * to the high one, an xmm copy. Returns how many.
+ */
+static size_t slot__held_copies(const cs_insn *insn, const struct slot_held *held,
+				size_t nr_held, struct slot_held *add)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+	x86_reg dst, src, dst64;
+	size_t nr = 0;
+	bool src_held;
+
+	if (x86->op_count != 2 || x86->operands[0].type != X86_OP_REG ||
+	    x86->operands[1].type != X86_OP_REG)
+		return 0;
+	dst = x86->operands[0].reg;
+	src = x86->operands[1].reg;
+	dst64 = op__reg64(&x86->operands[0]);
+	src_held = held__find(held, nr_held, op__reg64(&x86->operands[1]), 0) >= 0;
+	switch (insn->id) {
+	case X86_INS_MOV:
+		if (src_held && dst64 != X86_REG_INVALID)
+			add[nr++] = (struct slot_held){ dst64, 0 };
+		break;
+	case X86_INS_MOVQ:
+		if (src_held && reg__xmm(dst))
+			add[nr++] = (struct slot_held){ dst, 0 };
+		break;
+	case X86_INS_PUNPCKLQDQ:
+		if (reg__xmm(dst) && held__find(held, nr_held, dst, 0) >= 0)
+			add[nr++] = (struct slot_held){ dst, 0 };
+		if (reg__xmm(dst) && held__find(held, nr_held, src, 0) >= 0)
+			add[nr++] = (struct slot_held){ dst, 1 };
+		break;
+	case X86_INS_MOVDQA: case X86_INS_MOVAPS:
+		for (u8 l = 0; reg__xmm(dst) && l < 2; l++) {
+			if (held__find(held, nr_held, src, l) >= 0)
+				add[nr++] = (struct slot_held){ dst, l };
+		}
+		break;
+	default:
+		break;
+	}
+	return nr;
+}
+
+/*
+ * What @insn does to what holds the reference: its copies hold it too;
+ * anything else a register is written by loses it.
  */
 static void slot__held_move(csh handle, const cs_insn *insn, struct slot_held *held,
 			    size_t *nr_held, size_t max)
 {
-	const cs_x86 *x86 = &insn->detail->x86;
 	struct slot_held add[2];
-	size_t nr_add = 0;
+	size_t nr_add = slot__held_copies(insn, held, *nr_held, add);
 
-	if (x86->op_count == 2 && x86->operands[0].type == X86_OP_REG &&
-	    x86->operands[1].type == X86_OP_REG) {
-		x86_reg dst = x86->operands[0].reg, src = x86->operands[1].reg;
-		x86_reg dst64 = op__reg64(&x86->operands[0]);
-		bool src_held = held__find(held, *nr_held, op__reg64(&x86->operands[1]), 0) >= 0;
-
-		if (insn->id == X86_INS_MOV && src_held && dst64 != X86_REG_INVALID)
-			add[nr_add++] = (struct slot_held){ dst64, 0 };
-		else if (insn->id == X86_INS_MOVQ && reg__xmm(dst) && src_held)
-			add[nr_add++] = (struct slot_held){ dst, 0 };
-		else if (insn->id == X86_INS_PUNPCKLQDQ && reg__xmm(dst)) {
-			if (held__find(held, *nr_held, dst, 0) >= 0)
-				add[nr_add++] = (struct slot_held){ dst, 0 };
-			if (held__find(held, *nr_held, src, 0) >= 0)
-				add[nr_add++] = (struct slot_held){ dst, 1 };
-		} else if ((insn->id == X86_INS_MOVDQA || insn->id == X86_INS_MOVAPS) &&
-			   reg__xmm(dst)) {
-			for (u8 l = 0; l < 2; l++) {
-				if (held__find(held, *nr_held, src, l) >= 0)
-					add[nr_add++] = (struct slot_held){ dst, l };
-			}
-		}
-	}
-	/* what this writes no longer holds the reference, but for the copies */
 	for (size_t h = 0; h < *nr_held;) {
 		if (slot_insn__writes(handle, insn, held[h].reg))
 			held[h] = held[--*nr_held];
@@ -337,23 +369,36 @@ static bool slot_insn__emulated(const cs_insn *insn)
 	return insn->size >= 2 && b[0] == 0x0f && b[1] >= 0x80 && b[1] <= 0x8f;
 }
 
-/* Can @insn write memory: a written memory operand, or one it does not say? */
+/*
+ * Can @insn write memory? A memory destination does (capstone 4 says
+ * "read" of some: movups, movq, lock cmpxchg), but for the few that only
+ * read it; so does a written memory operand elsewhere, and the stores
+ * whose memory is implicit.
+ */
 static bool slot_insn__writes_memory(csh handle, const cs_insn *insn)
 {
 	const cs_x86 *x86 = &insn->detail->x86;
 
-	for (u8 i = 0; i < x86->op_count; i++) {
-		if (x86->operands[i].type == X86_OP_MEM && insn->id != X86_INS_LEA &&
-		    (!x86->operands[i].access || (x86->operands[i].access & CS_AC_WRITE)))
-			return true;
-	}
-	switch (insn->id) {	/* string stores: their memory may be implicit */
+	switch (insn->id) {
 	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
 	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+	case X86_INS_MASKMOVDQU:
 		return true;
-	default:	/* and pushes */
-		return refcnt_x86_insn_writes(handle, insn, X86_REG_RSP);
+	case X86_INS_LEA: case X86_INS_CMP: case X86_INS_TEST: case X86_INS_NOP:
+	case X86_INS_PREFETCH: case X86_INS_PREFETCHNTA: case X86_INS_PREFETCHT0:
+	case X86_INS_PREFETCHT1: case X86_INS_PREFETCHT2: case X86_INS_PREFETCHW:
+		return false;
+	default:
+		break;
 	}
+	for (u8 i = 0; i < x86->op_count; i++) {
+		if (x86->operands[i].type == X86_OP_MEM &&
+		    (i == 0 || !x86->operands[i].access ||
+		     (x86->operands[i].access & CS_AC_WRITE)))
+			return true;
+	}
+	/* and pushes */
+	return refcnt_x86_insn_writes(handle, insn, X86_REG_RSP);
 }
 
 /* The register a slot's base names ("%sp" is the stack pointer). */
@@ -385,6 +430,7 @@ static void slot__defer_store(csh handle, const cs_insn *insn, size_t n, size_t 
 				return;
 			si->vaddr = insn[j].address;
 			si->value = NULL;
+			si->emulated = true;
 			return;
 		}
 		if (slot_insn__branches(handle, &insn[j]) ||

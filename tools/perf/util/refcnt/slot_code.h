@@ -37,6 +37,8 @@ struct refcnt_slot_insn {
 					 */
 	u64		load;		/* a load's own address */
 	u64		store;		/* a store's own address */
+	const char	*store_value;	/* the register it stores, NULL: a vector's lane */
+	bool		emulated;	/* a store probed on a call or jump after it */
 	u64		call;		/* the call's return address (its site) */
 	const char	*base;		/* uprobe name of the slot's base register */
 	long		disp;		/* the slot is at base + disp */
