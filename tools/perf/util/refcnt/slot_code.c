@@ -63,6 +63,20 @@ x86_reg refcnt_x86_reg64(x86_reg reg)
 	return X86_REG_INVALID;
 }
 
+static bool reg__xmm(x86_reg reg)
+{
+	return reg >= X86_REG_XMM0 && reg <= X86_REG_XMM15;
+}
+
+/* Is @written @reg, or (@reg an xmm register) its ymm or zmm? */
+static bool reg__writes(x86_reg written, x86_reg reg)
+{
+	if (!reg__xmm(reg))
+		return refcnt_x86_reg64(written) == reg;
+	return written == reg || written == X86_REG_YMM0 + (reg - X86_REG_XMM0) ||
+	       written == X86_REG_ZMM0 + (reg - X86_REG_XMM0);
+}
+
 bool refcnt_x86_insn_writes(csh handle, const cs_insn *insn, x86_reg reg)
 {
 	cs_regs regs_read, regs_write;
@@ -71,7 +85,7 @@ bool refcnt_x86_insn_writes(csh handle, const cs_insn *insn, x86_reg reg)
 	if (cs_regs_access(handle, insn, regs_read, &nr_read, regs_write, &nr_write))
 		return true;
 	for (u8 i = 0; i < nr_write; i++) {
-		if (refcnt_x86_reg64(regs_write[i]) == reg)
+		if (reg__writes(regs_write[i], reg))
 			return true;
 	}
 	return false;
@@ -115,29 +129,6 @@ struct slot_held {
 	x86_reg	reg;
 	u8	lane;
 };
-
-static bool reg__xmm(x86_reg reg)
-{
-	return reg >= X86_REG_XMM0 && reg <= X86_REG_XMM15;
-}
-
-/* Does @insn write @reg (an xmm register: or its ymm, zmm)? Unknown: yes. */
-static bool slot_insn__writes(csh handle, const cs_insn *insn, x86_reg reg)
-{
-	cs_regs regs_read, regs_write;
-	u8 nr_read, nr_write;
-
-	if (!reg__xmm(reg))
-		return refcnt_x86_insn_writes(handle, insn, reg);
-	if (cs_regs_access(handle, insn, regs_read, &nr_read, regs_write, &nr_write))
-		return true;
-	for (u8 i = 0; i < nr_write; i++) {
-		if (regs_write[i] == reg || regs_write[i] == X86_REG_YMM0 + (reg - X86_REG_XMM0) ||
-		    regs_write[i] == X86_REG_ZMM0 + (reg - X86_REG_XMM0))
-			return true;
-	}
-	return false;
-}
 
 static int held__find(const struct slot_held *held, size_t nr, x86_reg reg, u8 lane)
 {
@@ -265,7 +256,7 @@ static void slot__held_move(csh handle, const cs_insn *insn, struct slot_held *h
 	size_t nr_add = slot__held_copies(insn, held, *nr_held, add);
 
 	for (size_t h = 0; h < *nr_held;) {
-		if (slot_insn__writes(handle, insn, held[h].reg))
+		if (refcnt_x86_insn_writes(handle, insn, held[h].reg))
 			held[h] = held[--*nr_held];
 		else
 			h++;

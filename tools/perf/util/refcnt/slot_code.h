@@ -76,7 +76,7 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 const char *refcnt_x86_reg_name(x86_reg reg);
 /* The 64-bit register that @reg (64, 32, or a few 16 and 8 bits) is part of. */
 x86_reg refcnt_x86_reg64(x86_reg reg);
-/* Does @insn write register @reg (64-bit, or a part of it)? Unknown: yes. */
+/* Does @insn write register @reg (or a part of it; an xmm: or its ymm, zmm)? Unknown: yes. */
 bool refcnt_x86_insn_writes(csh handle, const cs_insn *insn, x86_reg reg);
 #endif
 
