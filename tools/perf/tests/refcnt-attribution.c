@@ -1296,3 +1296,198 @@ int test__refcnt_attribution_slot_lookup(struct test_suite *test __maybe_unused,
 	TEST_ASSERT_VAL("G's", stream__ref_is(&c.findings[0].ref, FN_G + 0x10));
 	return TEST_OK;
 }
+
+/* A store event (SLOT_EV) to memory, by a call of FN_@_fn: what it stored over is lost there. */
+#define STORE_EV(_time, _obj, _fn, _off, _slot) {				\
+	.time = _time, .slot_op = REFCNT_SLOT__STORE, .obj = _obj,		\
+	.site = FN_##_fn + (_off), .caller = FN_##_fn, .tid = 1, .slot = _slot,	\
+	.slot_where = REFCNT_SLOT_WHERE__MEMORY,				\
+}
+
+/*
+ * X stores the reference it took in a holder's field; later F stores the
+ * one it took in the same field, without putting X's first; H loads the
+ * field and puts what it holds, F's. X's is left: the leak is F's, which
+ * lost it (REFCNT_WHY__OVERWRITTEN), not X's, which took it and stored it
+ * where it belongs. @variant 1: F's store is to a local of its own frame;
+ * 2: F's store is X's own call again (the same site: a loop refilling a
+ * caller's struct); 3: a recording that does not say where slots are;
+ * 4: F's store is a probe of another type's (a word that changed hands).
+ * Then nothing says X's was lost, and the leak stays X's.
+ */
+static int slot_overwritten(int variant, struct refcnt_finding *f)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, X, 0x10, 1, 1),
+		STORE_EV(12, OBJ_A, X, 0x10, SLOT_NODE),
+		EV(13, GET, OBJ_A, F, 0x10, 1, 2),
+		STORE_EV(14, OBJ_A, F, 0x10, SLOT_NODE),
+		SLOT_EV(20, LOAD, OBJ_A, H, 0x10, 1, SLOT_NODE),
+		EV(21, PUT, OBJ_A, H, 0x10, 1, 3),
+		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 2),
+	};
+	u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = map;
+		evs[i].space = 1;
+	}
+	if (variant == 1)
+		evs[4].slot_where = REFCNT_SLOT_WHERE__FRAME;
+	if (variant == 2) {
+		evs[3].site = FN_X + 0x10;
+		evs[4].site = FN_X + 0x10;
+	}
+	if (variant == 3) {
+		evs[2].slot_where = REFCNT_SLOT_WHERE__UNKNOWN;
+		evs[4].slot_where = REFCNT_SLOT_WHERE__UNKNOWN;
+	}
+	if (variant == 4)
+		evs[4].type = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+	if (stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c) || c.nr_findings != 1)
+		return -1;
+	*f = c.findings[0];
+	return 0;
+}
+
+/*
+ * F stores a reference to a word twice from the same call, a loop
+ * refilling a caller's struct: the first is lost there, by F itself. H
+ * puts what the word holds last, then X stores there (the struct's frame
+ * reused by the next call): X stored over nothing outstanding, and does
+ * not take the blame for F's first reference.
+ */
+static int slot_overwritten_reused(struct refcnt_finding *f)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, F, 0x10, 1, 1),
+		STORE_EV(12, OBJ_A, F, 0x10, SLOT_NODE),
+		EV(13, GET, OBJ_A, F, 0x10, 1, 2),
+		STORE_EV(14, OBJ_A, F, 0x10, SLOT_NODE),
+		SLOT_EV(20, LOAD, OBJ_A, H, 0x10, 1, SLOT_NODE),
+		EV(21, PUT, OBJ_A, H, 0x10, 1, 3),
+		EV(22, GET, OBJ_A, X, 0x10, 1, 2),
+		STORE_EV(23, OBJ_A, X, 0x10, SLOT_NODE),
+		SLOT_EV(24, LOAD, OBJ_A, H, 0x10, 1, SLOT_NODE),
+		EV(25, PUT, OBJ_A, H, 0x10, 1, 3),
+		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 2),
+	};
+	u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = map;
+		evs[i].space = 1;
+	}
+	if (stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c) || c.nr_findings != 1)
+		return -1;
+	*f = c.findings[0];
+	return 0;
+}
+
+int test__refcnt_attribution_slot_overwritten(struct test_suite *test __maybe_unused,
+					      int subtest __maybe_unused)
+{
+	struct refcnt_finding f;
+
+	TEST_ASSERT_VAL("engine", !slot_overwritten_reused(&f));
+	TEST_ASSERT_VAL("F's first leaked, not lost at X's store",
+			f.kind == REFCNT_FINDING__LEAK && stream__ref_is(&f.ref, FN_F + 0x10) &&
+			f.why != REFCNT_WHY__OVERWRITTEN);
+
+	TEST_ASSERT_VAL("engine", !slot_overwritten(0, &f));
+	TEST_ASSERT_VAL("X's reference leaked", f.kind == REFCNT_FINDING__LEAK &&
+			stream__ref_is(&f.ref, FN_X + 0x10));
+	TEST_ASSERT_VAL("lost where F stored over it",
+			f.why == REFCNT_WHY__OVERWRITTEN && f.has_culprit &&
+			refcnt_finding__site(&f)->caller == FN_F &&
+			refcnt_finding__site(&f)->site == FN_F + 0x10);
+	TEST_ASSERT_VAL("named", !strcmp(refcnt_site_why__name(REFCNT_WHY__OVERWRITTEN),
+					 "stored over"));
+	for (int variant = 1; variant <= 4; variant++) {
+		TEST_ASSERT_VAL("engine", !slot_overwritten(variant, &f));
+		pr_debug("variant %d: the leak is at %#" PRIx64 "\n", variant,
+			 refcnt_finding__site(&f)->site);
+		TEST_ASSERT_VAL("nothing says it was lost", f.kind == REFCNT_FINDING__LEAK &&
+				f.why != REFCNT_WHY__OVERWRITTEN &&
+				refcnt_finding__site(&f)->caller != FN_F);
+	}
+	return TEST_OK;
+}
+
+#define SLOT_COPY	0x55502000ULL	/* another holder's field, in the heap */
+
+/*
+ * G takes a reference and stores it in a holder (the leader's maps); F
+ * copies that pointer into another holder with no get (a thread sharing
+ * its leader's maps: thread__init_maps() without its maps__get()); H puts
+ * what the second holder held, P what the first did: the object dies, and
+ * the birth's put comes after. The double put is F's copy: H's put
+ * released what the word F stored to never held a reference for. With
+ * @copy false, F's store follows a get of its own, and nothing says so.
+ * With @counted, F gets what it copied right after (a counted copy), and
+ * Y puts one too many: the double put is not the copy's.
+ */
+static int slot_borrowed(bool copy, bool counted, struct refcnt_finding *f)
+{
+	struct refcnt_event evs[] = {
+		EV(30, BORN, OBJ_D, MAIN, 0x50, 1, 1),
+		EV(31, GET, OBJ_D, G, 0x10, 1, 1),
+		STORE_EV(32, OBJ_D, G, 0x10, SLOT_NODE),
+		STORE_EV(33, OBJ_D, F, 0x40, SLOT_COPY),
+		EV(34, GET, OBJ_D, F, 0x48, 1, 2),	/* counted: else none */
+		SLOT_EV(35, LOAD, OBJ_D, H, 0x10, 1, SLOT_COPY),
+		EV(36, PUT, OBJ_D, H, 0x10, 1, 2),
+		EV(37, PUT, OBJ_D, Y, 0x10, 1, 2),	/* counted: else none */
+		SLOT_EV(38, LOAD, OBJ_D, P, 0x10, 1, SLOT_NODE),
+		EV(39, PUT, OBJ_D, P, 0x10, 1, 1),
+		EV(40, DIES, OBJ_D, P, 0x10, 1, 0),
+		EV(41, PUT, OBJ_D, MAIN, 0x60, 1, 0),
+	};
+	u8 maps = refcnt_type_spec__index(refcnt_type_spec__find("maps"));
+	struct collect c;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = maps;
+		evs[i].space = 1;
+	}
+	if (copy)
+		evs[3].slot_op = REFCNT_SLOT__COPY;
+	if (!counted) {
+		evs[4].obj = 0;		/* left out: the engine ignores them */
+		evs[7].obj = 0;
+	} else {
+		evs[6].live = 3;
+	}
+	if (stream__collect(evs, ARRAY_SIZE(evs), OBJ_D, &c) || c.nr_findings != 1 ||
+	    c.findings[0].kind != REFCNT_FINDING__DOUBLE_PUT)
+		return -1;
+	*f = c.findings[0];
+	return 0;
+}
+
+int test__refcnt_attribution_slot_borrowed(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	struct refcnt_finding f;
+
+	TEST_ASSERT_VAL("a double put", !slot_borrowed(true, false, &f));
+	TEST_ASSERT_VAL("F's copy with no get",
+			f.why == REFCNT_WHY__BORROWED && f.has_culprit &&
+			refcnt_finding__site(&f)->caller == FN_F &&
+			refcnt_finding__site(&f)->site == FN_F + 0x40);
+	TEST_ASSERT_VAL("named", !strcmp(refcnt_site_why__name(REFCNT_WHY__BORROWED),
+					 "stored without a get"));
+	TEST_ASSERT_VAL("a double put", !slot_borrowed(false, false, &f));
+	pr_debug("a store, not a copy: named at %#" PRIx64 "\n", refcnt_finding__site(&f)->site);
+	TEST_ASSERT_VAL("a store is no copy", f.why != REFCNT_WHY__BORROWED &&
+			refcnt_finding__site(&f)->caller != FN_F);
+	TEST_ASSERT_VAL("a double put", !slot_borrowed(true, true, &f));
+	pr_debug("a counted copy: named at %#" PRIx64 "\n", refcnt_finding__site(&f)->site);
+	TEST_ASSERT_VAL("a copy counted right after is no borrowed pointer",
+			f.why != REFCNT_WHY__BORROWED && refcnt_finding__site(&f)->caller != FN_F);
+	return TEST_OK;
+}

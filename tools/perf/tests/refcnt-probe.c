@@ -195,6 +195,105 @@ static int slots_of(const u8 *code, size_t len, struct slot_seen *seen)
 	return refcnt_slot__scan(code, len, FN, slot_kind, slot_found, seen);
 }
 
+/*
+ * A setter inlined at +0x7 passed a pointer read from another struct:
+ * push %rbp; mov %rsp,%rbp; mov (%rax),%rdx; mov %rdx,(%rbx); pop %rbp; ret
+ */
+static const u8 copy_plain[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x10, 0x48, 0x89, 0x13, 0x5d, 0xc3,
+};
+
+/* an inlined get between: lock incl (%rdx) */
+static const u8 copy_counted[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x10, 0xf0, 0xff, 0x02, 0x48, 0x89, 0x13,
+	0x5d, 0xc3,
+};
+
+/* the source cleared after: movq $0,(%rax), a move */
+static const u8 copy_moved[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x10, 0x48, 0x89, 0x13,
+	0x48, 0xc7, 0x00, 0x00, 0x00, 0x00, 0x00, 0x5d, 0xc3,
+};
+
+/* read from a local, where a reference taken before may wait: mov -0x8(%rbp),%rdx */
+static const u8 copy_local[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x55, 0xf8, 0x48, 0x89, 0x13, 0x5d, 0xc3,
+};
+
+/* counted right after: mov %rdx,%rdi; call +0 (a get of it) */
+static const u8 copy_then_get[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x10, 0x48, 0x89, 0x13,
+	0x48, 0x89, 0xd7, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x5d, 0xc3,
+};
+
+/* counted right after by an inlined get: lock incl (%rdx) */
+static const u8 copy_then_inc[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x10, 0x48, 0x89, 0x13,
+	0xf0, 0xff, 0x02, 0x5d, 0xc3,
+};
+
+/* stored to a local: mov %rdx,-0x10(%rbp) */
+static const u8 copy_into_local[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x48, 0x8b, 0x10, 0x48, 0x89, 0x55, 0xf0, 0x5d, 0xc3,
+};
+
+/*
+ * A put past a NULL check: mov 0x18(%rbx),%rdi; test %rdi,%rdi; je +5
+ * (past the call); call PUT_FN; ret
+ */
+static const u8 null_checked[] = {
+	0x48, 0x8b, 0x7b, 0x18, 0x48, 0x85, 0xff, 0x74, 0x05,
+	0xe8, 0xf2, 0x01, 0x00, 0x00, 0xc3,
+};
+
+/* the same, the jump back to the load (a loop): je -9 */
+static const u8 null_looped[] = {
+	0x48, 0x8b, 0x7b, 0x18, 0x48, 0x85, 0xff, 0x74, 0xf7,
+	0xe8, 0xf2, 0x01, 0x00, 0x00, 0xc3,
+};
+
+static bool copy_of(const u8 *code, size_t len, struct refcnt_slot_insn *si)
+{
+	return refcnt_slot__copy_in(code, len, FN, FN, FN + len, "%dx", si);
+}
+
+static int test__refcnt_probe_copy_slots(struct test_suite *test __maybe_unused)
+{
+	struct refcnt_slot_insn si;
+	struct slot_seen seen;
+
+	TEST_ASSERT_VAL("scan", !slots_of(null_checked, sizeof(null_checked), &seen));
+	TEST_ASSERT_VAL("a load past a NULL check, probed at the call", seen.nr == 1 &&
+			seen.si[0].op == REFCNT_SLOT__LOAD && seen.si[0].load == FN &&
+			seen.si[0].vaddr == FN + 0x9 && !strcmp(seen.si[0].value, "%di") &&
+			!strcmp(seen.si[0].base, "%bx") && seen.si[0].disp == 0x18);
+	TEST_ASSERT_VAL("scan", !slots_of(null_looped, sizeof(null_looped), &seen));
+	TEST_ASSERT_VAL("no load across a jump back", seen.nr == 0);
+
+	TEST_ASSERT_VAL("a pointer copied from a struct to another",
+			copy_of(copy_plain, sizeof(copy_plain), &si) &&
+			si.op == REFCNT_SLOT__COPY && si.vaddr == FN + 0x7 &&
+			si.load == FN + 0x4 && !strcmp(si.base, "%bx") && si.disp == 0 &&
+			!strcmp(si.value, "%dx") && !si.frame);
+	TEST_ASSERT_VAL("not another register",
+			!refcnt_slot__copy_in(copy_plain, sizeof(copy_plain), FN, FN,
+					      FN + sizeof(copy_plain), "%cx", &si));
+	TEST_ASSERT_VAL("not past the copy's code",
+			!refcnt_slot__copy_in(copy_plain, sizeof(copy_plain), FN, FN + 0xa,
+					      FN + sizeof(copy_plain), "%dx", &si));
+	TEST_ASSERT_VAL("not with a get between",
+			!copy_of(copy_counted, sizeof(copy_counted), &si));
+	TEST_ASSERT_VAL("not a move", !copy_of(copy_moved, sizeof(copy_moved), &si));
+	TEST_ASSERT_VAL("not with a get right after",
+			!copy_of(copy_then_get, sizeof(copy_then_get), &si));
+	TEST_ASSERT_VAL("not with an inlined get right after",
+			!copy_of(copy_then_inc, sizeof(copy_then_inc), &si));
+	TEST_ASSERT_VAL("not from a local", !copy_of(copy_local, sizeof(copy_local), &si));
+	TEST_ASSERT_VAL("not into a local",
+			!copy_of(copy_into_local, sizeof(copy_into_local), &si));
+	return TEST_OK;
+}
+
 static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unused)
 {
 	struct refcnt_slot_insn si;
@@ -242,6 +341,9 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	static const u8 vector_over[] = { 0x0f, 0x11, 0x43, 0x10 };
 	/* a part of the base written: setne %bl; nop */
 	static const u8 base_part[] = { 0x0f, 0x95, 0xc3, 0x90 };
+	/* the result stored to a local: mov %rax,-0x18(%rbp); mov %rax,(%rsp) */
+	static const u8 frame_local[] = { 0x48, 0x89, 0x45, 0xe8 };
+	static const u8 stack_local[] = { 0x48, 0x89, 0x04, 0x24 };
 	struct slot_seen seen;
 
 #ifndef HAVE_LIBCAPSTONE_SUPPORT
@@ -254,7 +356,7 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 			seen.si[0].op == REFCNT_SLOT__STORE && seen.si[0].store == FN + 0x5 &&
 			seen.si[0].vaddr == FN + 0xd &&
 			seen.si[0].call == FN + 0x5 && !strcmp(seen.si[0].base, "%bx") &&
-			seen.si[0].disp == 0x10 && !seen.si[0].value);
+			seen.si[0].disp == 0x10 && !seen.si[0].value && !seen.si[0].frame);
 	TEST_ASSERT_VAL("the load, probed at the call", seen.si[1].op == REFCNT_SLOT__LOAD &&
 			seen.si[1].vaddr == FN + 0xd && seen.si[1].call == FN + 0x12 &&
 			!strcmp(seen.si[1].base, "%bx") && seen.si[1].disp == 0x18 &&
@@ -288,7 +390,15 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	TEST_ASSERT_VAL("scan", !slots_with(5, moved, sizeof(moved), &seen));
 	TEST_ASSERT_VAL("a copy of the result stored", seen.nr == 1 &&
 			seen.si[0].store == FN + 0x8 && !strcmp(seen.si[0].base, "%bp") &&
-			seen.si[0].disp == 0);
+			seen.si[0].disp == 0 && !seen.si[0].frame);
+
+	TEST_ASSERT_VAL("scan", !slots_with(5, frame_local, sizeof(frame_local), &seen));
+	TEST_ASSERT_VAL("below the frame pointer: a local of its frame", seen.nr == 2 &&
+			!strcmp(seen.si[0].base, "%bp") && seen.si[0].disp == -0x18 &&
+			seen.si[0].frame);
+	TEST_ASSERT_VAL("scan", !slots_with(5, stack_local, sizeof(stack_local), &seen));
+	TEST_ASSERT_VAL("at the stack pointer: a local of its frame", seen.nr == 2 &&
+			!strcmp(seen.si[0].base, "%sp") && seen.si[0].frame);
 
 	TEST_ASSERT_VAL("scan", !slots_with(5, lost, sizeof(lost), &seen));
 	TEST_ASSERT_VAL("no store of an overwritten result", seen.nr == 1 &&
@@ -303,6 +413,6 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	TEST_ASSERT_VAL("no load where a jump enters between it and the call, the store on itself",
 			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__STORE &&
 			seen.si[0].vaddr == FN + 0x5);
-	return test__refcnt_probe_vector_slots(test);
+	return test__refcnt_probe_vector_slots(test) ?: test__refcnt_probe_copy_slots(test);
 #endif
 }

@@ -46,6 +46,8 @@ int test__refcnt_attribution_common_not_kept(struct test_suite *test, int subtes
 int test__refcnt_attribution_holder_teardown(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_lookup(struct test_suite *test, int subtest);
+int test__refcnt_attribution_slot_overwritten(struct test_suite *test, int subtest);
+int test__refcnt_attribution_slot_borrowed(struct test_suite *test, int subtest);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);
 int test__refcnt_attribution_cached_lookup(struct test_suite *test, int subtest);

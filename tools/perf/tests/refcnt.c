@@ -77,6 +77,11 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 			refcnt_event_name__slot("cpu_map__putslot__l4a3f20") == REFCNT_SLOT__LOAD);
 	TEST_ASSERT_VAL("a store's slot",
 			refcnt_event_name__slot("map__getslot__s4a3f20") == REFCNT_SLOT__STORE);
+	ret = refcnt_event_name__parse("maps__copyslot__c4a3f20", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("a copy's slot", !ret && !uncovered &&
+			refcnt_event_name__slot("maps__copyslot__c4a3f20") == REFCNT_SLOT__COPY);
+	ret = refcnt_event_name__parse("maps__copy__4", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("a copy is no operation", ret == -1);
 	TEST_ASSERT_VAL("no slot", !refcnt_event_name__slot("map__get__12") &&
 			!refcnt_event_name__slot("map__get__s4a3f20") &&
 			!refcnt_event_name__slot("map__getslot__s4x"));
@@ -158,6 +163,10 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_slot),
 	TEST_CASE("refcnt attribution: a lookup's result stored by its caller is a slot too",
 		  refcnt_attribution_slot_lookup),
+	TEST_CASE("refcnt attribution: a leak is the call's that stored over its slot",
+		  refcnt_attribution_slot_overwritten),
+	TEST_CASE("refcnt attribution: a double put is the copy's that kept a pointer, no get",
+		  refcnt_attribution_slot_borrowed),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt probe: where a get's result is stored, a put's argument loaded",

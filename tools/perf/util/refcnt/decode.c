@@ -43,6 +43,7 @@ struct refcnt_evsel {
 	int			uncovered;	/* index in decoder->uncovered, or -1 */
 	u8			slot_op;	/* a slot probe's: slot_code.h */
 	struct tep_format_field	*slot, *disp, *rel;
+	struct tep_format_field	*frame;		/* not in recordings made before */
 };
 
 /* What the decoder knows of a binary's DWARF: d->handoffs */
@@ -114,6 +115,7 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		re->slot = evsel__field(evsel, "slot");
 		re->disp = evsel__field(evsel, "disp");
 		re->rel = evsel__field(evsel, "rel");
+		re->frame = evsel__field(evsel, "frame");
 		if (re->slot_op && (!re->slot || !re->disp || !re->rel)) {
 			free(re);	/* damaged: neither a slot event nor an operation */
 			continue;
@@ -464,19 +466,29 @@ static bool field__in(const struct tep_format_field *field, const struct perf_sa
 
 /*
  * A slot probe's event: the slot's address, and the site of the call it
- * belongs to (the get's or the put's return address), @rel from the probe.
+ * belongs to (the get's or the put's return address; a copy's own), @rel
+ * from the probe; for a store or a copy, the function of that call, and
+ * whether the slot is a local of its frame.
  */
-static int decoder__slot(const struct refcnt_evsel *re, struct evsel *evsel,
-			 struct perf_sample *sample, struct refcnt_event *ev)
+static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re,
+			 struct evsel *evsel, struct perf_sample *sample,
+			 struct refcnt_event *ev)
 {
 	if (!field__in(re->slot, sample) || !field__in(re->disp, sample) ||
-	    !field__in(re->rel, sample))
+	    !field__in(re->rel, sample) || !field__in(re->frame, sample))
 		return 1;
 	ev->slot_op = re->slot_op;
 	ev->slot = format_field__intval(re->slot, sample, evsel->needs_swap) +
 		   (s64)format_field__intval(re->disp, sample, evsel->needs_swap);
 	ev->site = sample->ip + (s64)format_field__intval(re->rel, sample, evsel->needs_swap);
 	ev->live = REFCNT_LIVE_UNKNOWN;
+	if (ev->slot_op == REFCNT_SLOT__LOAD || !re->frame)
+		return 0;
+	ev->slot_where = format_field__intval(re->frame, sample, evsel->needs_swap) ?
+			 REFCNT_SLOT_WHERE__FRAME : REFCNT_SLOT_WHERE__MEMORY;
+	/* a store's site is a call's return address; a copy's, its own */
+	ev->caller = decoder__caller(d, sample, ev->space, ev->site,
+				     ev->slot_op != REFCNT_SLOT__COPY, NULL);
 	return 0;
 }
 
@@ -519,7 +531,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	}
 	ev->live = re->live ? (s32)format_field__intval(re->live, sample, evsel->needs_swap)
 			    : REFCNT_LIVE_UNKNOWN;
-	if (re->slot_op && decoder__slot(re, evsel, sample, ev)) {
+	if (re->slot_op && decoder__slot(d, re, evsel, sample, ev)) {
 		d->bad_samples++;
 		return 1;
 	}

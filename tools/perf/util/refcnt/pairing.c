@@ -139,6 +139,7 @@ struct refcnt_object {
 enum culprit_level {
 	CULPRIT__NONE,
 	CULPRIT__NOT_ITS_OWN,	/* released no reference its function took */
+	CULPRIT__BORROWED,	/* a put of a pointer copied with no get */
 	CULPRIT__TWO_AT_ONCE,	/* a function put it, then a callee one more */
 	CULPRIT__ONE_MORE,	/* a function put its own, then one more */
 };
@@ -200,6 +201,8 @@ static const char * const why_names[REFCNT_WHY__MAX] = {
 	[REFCNT_WHY__OWNER]		= "its owner's",
 	[REFCNT_WHY__RELEASES_NOTHING]	= "releases nothing",
 	[REFCNT_WHY__LEAST_RELEASED]	= "least released",
+	[REFCNT_WHY__OVERWRITTEN]	= "stored over",
+	[REFCNT_WHY__BORROWED]		= "stored without a get",
 };
 
 const char *refcnt_site_why__name(enum refcnt_site_why why)
@@ -337,6 +340,8 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->scope_keeps = ev->scope_keeps;
 	ref->holders = ev->holders;
 	ref->slot = 0;
+	ref->lost_site = 0;
+	ref->lost_caller = 0;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -1256,6 +1261,7 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 static enum refcnt_site_why object__culprit_why(const struct refcnt_object *object)
 {
 	switch (object->culprit_level) {
+	case CULPRIT__BORROWED:		return REFCNT_WHY__BORROWED;
 	case CULPRIT__ONE_MORE:		return REFCNT_WHY__ONE_MORE;
 	case CULPRIT__TWO_AT_ONCE:	return REFCNT_WHY__TWO_AT_ONCE;
 	case CULPRIT__NOT_ITS_OWN:	return REFCNT_WHY__NOT_ITS_OWN;
@@ -1309,6 +1315,28 @@ static void engine__blame(const struct refcnt_engine *engine,
 	f->has_culprit = true;
 }
 
+/*
+ * A put of what the word at @slot held, which a copy stored there with no
+ * get (a borrowed pointer kept): the reference it releases was never that
+ * word's, and the copy is the likeliest cause of an over-release. Named at
+ * the copy, with the put's callchain.
+ */
+static void engine__borrowed_put(struct refcnt_engine *engine, struct refcnt_object *object,
+				 const struct refcnt_ref *put, u64 slot)
+{
+	struct refcnt_slot_word w;
+	struct refcnt_ref culprit;
+
+	if (!refcnt_slot_track__word(engine->slot_track, slot, &w) || !w.borrowed ||
+	    w.space != object->key.space || w.obj != object->key.addr)
+		return;
+	culprit = *put;
+	culprit.site = w.site;
+	culprit.caller = w.caller;
+	culprit.scope = 0;
+	object__culprit(object, &culprit, CULPRIT__BORROWED);
+}
+
 static int engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
 		       const struct refcnt_event *ev, struct refcnt_step *step)
 {
@@ -1322,6 +1350,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
+	engine__borrowed_put(engine, object, &put, slot);
 	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, ev, slot, &pick)) {
 		step->confidence = REFCNT_PAIR__SLOT;
 		engine->stats.slot_pairs++;
@@ -1547,7 +1576,58 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	}
 }
 
-/* A slot event: a store says where the reference just taken lives. */
+/* Is @ref the reference the word's last store joined (@arg)? */
+static bool ref__stored_last(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct refcnt_slot_word *w = arg;
+
+	return ref->time == w->ref_time && ref->site == w->ref_site;
+}
+
+/*
+ * A store to memory over a word whose reference, of the same type, another
+ * call stored and is still outstanding: that reference was lost here
+ * (refcnt_slot_where). Only the reference the last store there joined:
+ * one stored before it was stored over by that store (by its own call
+ * again, a loop), or was released since (a caller's frame reused).
+ */
+static int engine__slot_overwrite(struct refcnt_engine *engine, const struct refcnt_event *ev)
+{
+	struct refcnt_object *object;
+	struct refcnt_slot_word prev;
+	struct refcnt_space_addr key;
+	struct refcnt_lifetime *lt;
+	u32 pos;
+	int ret;
+
+	if (ev->slot_where == REFCNT_SLOT_WHERE__UNKNOWN)
+		return 0;
+	ret = refcnt_slot_track__overwrite(engine->slot_track, ev, &prev);
+	if (ret == -E2BIG)
+		engine->stats.slot_words_full++;
+	if (ret <= 0)
+		return ret == -ENOMEM ? ret : 0;
+	if (prev.space != ev->space || prev.type != ev->type || prev.site == ev->site ||
+	    !prev.ref_time)
+		return 0;
+	key = (struct refcnt_space_addr){ .space = prev.space, .addr = prev.obj };
+	if (!hashmap__find(engine->objects, &key, &object) || !object->live ||
+	    object->type != prev.type)
+		return 0;
+	lt = object->live;
+	pos = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, ev->slot, ref__stored_last,
+					       &prev, (u32)-1);
+	if (pos == REFSET_NONE)
+		return 0;
+	if (refcnt_refset__set_lost(&lt->refs, pos, ev->site, ev->caller))
+		engine->stats.overwritten++;
+	return 0;
+}
+
+/*
+ * A slot event: a store says where the reference just taken lives; a copy
+ * that the word holds a pointer with no reference of its own.
+ */
 static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
 	struct refcnt_space_addr key = { .space = ev->space, .addr = ev->obj };
@@ -1555,11 +1635,19 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	struct refcnt_object *object;
 	u64 time, site;
 	u32 pos;
+	int err;
 
 	if (ev->slot_op == REFCNT_SLOT__LOAD)
 		return refcnt_slot_track__load(engine->slot_track, ev);
-	if (ev->slot_op != REFCNT_SLOT__STORE || !ev->slot ||
-	    !refcnt_slot_track__store(engine->slot_track, ev, &pos, &time, &site) ||
+	if (ev->slot_op == REFCNT_SLOT__COPY)
+		return ev->slot ? engine__slot_overwrite(engine, ev) ?:
+				  refcnt_slot_track__copied(engine->slot_track, ev) : 0;
+	if (ev->slot_op != REFCNT_SLOT__STORE || !ev->slot)
+		return 0;
+	err = engine__slot_overwrite(engine, ev);
+	if (err)
+		return err;
+	if (!refcnt_slot_track__store(engine->slot_track, ev, &pos, &time, &site) ||
 	    !hashmap__find(engine->objects, &key, &object) || !object->live)
 		return 0;
 	/* still the reference taken: another thread's push may have compacted the set */
@@ -1567,6 +1655,7 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	if (!ref || ref->time != time || ref->tid != ev->tid || ref->site != site)
 		return 0;
 	engine->stats.slots_stored++;
+	refcnt_slot_track__word_ref(engine->slot_track, ev->slot, time, site);
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
 }
 
@@ -1735,12 +1824,19 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 	};
 
 	/*
-	 * A leak is its owner's, the function that never put what a lookup
+	 * A leak is the call's that stored over its slot, where it was lost;
+	 * else its owner's, the function that never put what a lookup
 	 * handed it; but of two references one call took, the second is
 	 * the call's own extra get.
 	 */
-	if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site &&
-	    (ref->op == REFCNT_OP__BORN || ref->op == REFCNT_OP__GET)) {
+	if (kind == REFCNT_FINDING__LEAK && ref->lost_site) {
+		f.culprit = *ref;
+		f.culprit.site = ref->lost_site;
+		f.culprit.caller = ref->lost_caller;
+		f.has_culprit = true;
+		f.why = REFCNT_WHY__OVERWRITTEN;
+	} else if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site &&
+		   (ref->op == REFCNT_OP__BORN || ref->op == REFCNT_OP__GET)) {
 		f.culprit = *ref;
 		f.culprit.site = ref->owner_site;
 		f.culprit.caller = ref->owner;
@@ -1752,7 +1848,8 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 }
 
 /*
- * Without a scan: the gets left are leaks, else what is left is owned;
+ * Without a scan: the gets left, and the births stored over, are leaks,
+ * else what is left is owned;
  * @uncertain if a scan looked for the object and did not find it.
  */
 static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
@@ -1766,7 +1863,7 @@ static void engine__end_unscanned(struct refcnt_engine *engine, struct refcnt_li
 
 		if (!r)
 			continue;
-		if (r->op != REFCNT_OP__GET) {
+		if (r->op != REFCNT_OP__GET && !r->lost_site) {
 			owned = owned ?: r;
 			continue;
 		}
@@ -1820,7 +1917,9 @@ struct left_ref {
 	const struct refcnt_ref *ref;
 	u32	taken, released;	/* by its site (release_share.h) */
 	u32	slot;			/* in the refset: the higher, the more recent */
-	u8	pass;			/* 0: a call's second, 1: a get, 2: a birth */
+	u8	pass;			/* 0: stored over or a call's second, 1: a get,
+					 * 2: a birth
+					 */
 };
 
 /* Did @a's site release a smaller share of its references than @b's? */
@@ -1831,7 +1930,8 @@ static bool left_ref__less_released(const struct left_ref *a, const struct left_
 }
 
 /*
- * Which references are told leaked first: the second references of calls
+ * Which references are told leaked first: those whose slot was stored
+ * over while they were outstanding, and the second references of calls
  * that took two; then the other gets, those of the sites that released
  * the least share of theirs first; the births last (an object's owner
  * keeps its birth by design); the most recent first where that is equal.
@@ -1866,7 +1966,7 @@ static struct left_ref *engine__left_refs(const struct refcnt_engine *engine,
 			continue;
 		l->ref = r;
 		l->slot = i;
-		l->pass = r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1;
+		l->pass = r->lost_site ? 0 : r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1;
 		refcnt_release_share__get(engine->shares, lt->object->type, ref__share_site(r),
 					  &l->taken, &l->released);
 		(*nr)++;

@@ -180,6 +180,21 @@ struct refcnt_event {
 	 */
 	u8	slot_op;
 	u64	slot;
+	u8	slot_where;	/* a store's: enum refcnt_slot_where */
+};
+
+/*
+ * Where a store's slot is (refcnt_event.slot_where). A reference whose
+ * slot in memory is stored over by another call while it is outstanding
+ * was lost there: if it leaks, that call leaked it (REFCNT_WHY__OVERWRITTEN).
+ * A local of the storing function's own frame is not evidence: the frame
+ * dies when the function returns, and the next call's frame reuses the
+ * word (a lookup's result kept in a local, returned to its caller).
+ */
+enum refcnt_slot_where {
+	REFCNT_SLOT_WHERE__UNKNOWN,	/* a recording that does not say */
+	REFCNT_SLOT_WHERE__MEMORY,	/* through a pointer: a heap object, a caller's local */
+	REFCNT_SLOT_WHERE__FRAME,	/* a local of the storing function's frame */
 };
 
 /* Where a reference was taken or released. */
@@ -195,6 +210,13 @@ struct refcnt_ref {
 	u64	owner_site;
 	u64	holders;	/* as in struct refcnt_event */
 	u64	slot;		/* where it was stored, if a slot probe saw it */
+	/*
+	 * The store over @slot (its call's site and caller key) while this
+	 * reference was outstanding, of another call than the one that
+	 * stored it (refcnt_slot_where); 0 if none was seen
+	 */
+	u64	lost_site;
+	u64	lost_caller;
 	u32	tid;
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
@@ -300,6 +322,13 @@ enum refcnt_site_why {
 					 * released the smallest share of the references
 					 * it took (release_share.h)
 					 */
+	REFCNT_WHY__OVERWRITTEN,	/* a leak whose slot another call stored over while
+					 * it was outstanding: that call's
+					 */
+	REFCNT_WHY__BORROWED,		/* an over-release after a put of what a word
+					 * held that a copy stored with no get (a
+					 * borrowed pointer kept): the copy's
+					 */
 	REFCNT_WHY__MAX,
 };
 
@@ -389,6 +418,8 @@ struct refcnt_engine_stats {
 	u64	slots_stored;	/* references whose slot a store showed */
 	u64	slot_loads;	/* puts whose argument a load showed the slot of */
 	u64	slot_pairs;	/* of those, paired by the slot */
+	u64	overwritten;	/* references whose slot was stored over */
+	u64	slot_words_full;	/* stores not followed: too many words */
 };
 
 struct refcnt_engine;

@@ -73,6 +73,17 @@ struct refcnt_func {
 	u64		start, end;	/* its out-of-line body, if any */
 };
 
+/*
+ * An inlined copy of a function that is passed a pointer to an audited
+ * type in a register, and may store it (slot_code.h: REFCNT_SLOT__COPY).
+ */
+struct refcnt_setter {
+	u64		lo, hi;		/* its code where the parameter is in @reg */
+	u64		start, end;	/* the function it is inlined in */
+	const char	*reg;
+	u8		type;
+};
+
 struct refcnt_resolver {
 	struct refcnt_probes	*rp;
 	struct refcnt_func	*funcs;
@@ -90,6 +101,9 @@ struct refcnt_resolver {
 	struct refcnt_handoff	*handoff;
 	/* and whether the function scanned has a .cold part, which may jump back in */
 	bool			scan_cold;
+	/* inlined copies that may store a pointer they are passed (with slots) */
+	struct refcnt_setter	*setters;
+	int			nr_setters;
 };
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
@@ -946,6 +960,88 @@ static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 	}
 }
 
+/*
+ * Where, in [@lo, @hi) of a function at [@start, @end), the parameter
+ * @param of type @type is in a register (its location list): a setter's
+ * code that may store it.
+ */
+static int resolver__add_setter_locs(struct refcnt_resolver *r, Dwarf_Die *param, int type,
+				     u64 lo, u64 hi, u64 start, u64 end)
+{
+	Dwarf_Addr base, from, to;
+	Dwarf_Attribute attr;
+	struct refcnt_loc loc;
+	ptrdiff_t off = 0;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr(param, DW_AT_location, &attr))
+		return 0;
+	for (int i = 0; i < 16 &&
+	     (off = dwarf_getlocations(&attr, off, &base, &from, &to, &ops, &nops)) > 0; i++) {
+		struct refcnt_setter *set;
+
+		from = max(from, lo);
+		to = min(to, hi);
+		if (from >= to || !resolver__loc(r, ops, nops, from, &loc) ||
+		    loc.kind != REFCNT_LOC__REG)
+			continue;
+		set = realloc(r->setters, (r->nr_setters + 1) * sizeof(*set));
+		if (!set)
+			return -ENOMEM;
+		r->setters = set;
+		r->setters[r->nr_setters++] = (struct refcnt_setter){
+			.lo = from, .hi = to, .start = start, .end = end, .reg = loc.reg,
+			.type = type,
+		};
+	}
+	return 0;
+}
+
+/* Each range of inlined copy @inl inside [@start, @end), for @param of @type. */
+static int resolver__add_setter_ranges(struct refcnt_resolver *r, Dwarf_Die *inl,
+				       Dwarf_Die *param, int type, u64 start, u64 end)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int err = 0;
+
+	for (int i = 0; !err && i < 64 && (off = dwarf_ranges(inl, off, &base, &lo, &hi)) > 0;
+	     i++) {
+		if (lo < hi && lo >= start && hi <= end)
+			err = resolver__add_setter_locs(r, param, type, lo, hi, start, end);
+	}
+	return err;
+}
+
+/*
+ * An inlined copy of a function outside the refcount API, in @sp, that is
+ * passed a pointer to an audited type: a setter, if its code stores it
+ * from the register the parameter is in there (resolver__setter_slots()).
+ */
+static int resolver__add_setter(struct refcnt_resolver *r, Dwarf_Die *inl, Dwarf_Die *sp)
+{
+	Dwarf_Die param, origin, type;
+	Dwarf_Addr start, end;
+	Dwarf_Attribute attr;
+	int err = 0;
+
+	if (!sp || dwarf_lowpc(sp, &start) || dwarf_highpc(sp, &end) || dwarf_child(inl, &param))
+		return 0;
+	do {
+		int t;
+
+		if (dwarf_tag(&param) != DW_TAG_formal_parameter ||
+		    !dwarf_attr(&param, DW_AT_abstract_origin, &attr) ||
+		    !dwarf_formref_die(&attr, &origin) || !die_get_real_type(&origin, &type))
+			continue;
+		t = refcnt_die__pointed_type(&type, 1);
+		if (t >= 0 && (r->rp->type_mask & (1UL << t)))
+			err = resolver__add_setter_ranges(r, inl, &param, t, start, end);
+	} while (!err && dwarf_siblingof(&param, &param) == 0);
+	return err;
+}
+
 /* Walk one CU's DIEs, depth first, knowing the enclosing function. */
 static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, Dwarf_Die *sp)
 {
@@ -967,11 +1063,12 @@ static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, Dwarf_Die *
 			break;
 		case DW_TAG_inlined_subroutine:
 			fn = resolver__find(r, dwarf_diename(die));
-			if (fn) {
+			if (fn)
 				ret = resolver__add_inlined(r, fn, die, sp);
-				if (ret)
-					return ret;
-			}
+			else if (r->rp->want_slots)
+				ret = resolver__add_setter(r, die, sp);
+			if (ret)
+				return ret;
 			break;
 		case DW_TAG_lexical_block:
 			break;
@@ -1149,6 +1246,33 @@ static int resolver__inline_slots(struct refcnt_resolver *r)
 }
 
 /*
+ * Where the setters store a pointer read from another struct, with no get:
+ * a borrowed pointer kept (REFCNT_SLOT__COPY).
+ */
+static int resolver__setter_slots(struct refcnt_resolver *r)
+{
+	for (int i = 0; i < r->nr_setters; i++) {
+		const struct refcnt_setter *set = &r->setters[i];
+		struct refcnt_slot_insn si;
+		const u8 *code;
+		size_t size;
+		int err;
+
+		if (!(r->rp->type_mask & (1UL << set->type)))
+			continue;
+		code = resolver__code(r, set->start, &size);
+		if (!code || size < set->end - set->start ||
+		    !refcnt_slot__copy_in(code, set->end - set->start, set->start, set->lo,
+					  set->hi, set->reg, &si))
+			continue;
+		err = slot__add(r, set->type, REFCNT_OP__GET, NULL, &si);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * One symbol table's functions: the names of their .cold parts (@pass 0,
  * into @cold), then their slots (@pass 1).
  */
@@ -1202,7 +1326,7 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 {
 	struct strlist *cold;
 	Elf_Scn *scn = NULL;
-	int err = resolver__inline_slots(r);
+	int err = resolver__inline_slots(r) ?: resolver__setter_slots(r);
 
 	if (err)
 		return err;
@@ -1258,9 +1382,11 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 
 		if (asprintf(&p->event, "%s__%s" REFCNT_SLOT_SUFFIX "__%c%" PRIx64,
 			     refcnt_type_specs[p->type].name,
+			     p->slot.op == REFCNT_SLOT__COPY ? REFCNT_COPY_OP :
 			     refcnt_op__name(p->op),
-			     p->slot.op == REFCNT_SLOT__STORE ? REFCNT_STORE_PREFIX[0]
-							      : REFCNT_LOAD_PREFIX[0],
+			     p->slot.op == REFCNT_SLOT__STORE ? REFCNT_STORE_PREFIX[0] :
+			     p->slot.op == REFCNT_SLOT__COPY ? REFCNT_COPY_PREFIX[0] :
+			     REFCNT_LOAD_PREFIX[0],
 			     p->vaddr) < 0)
 			return -ENOMEM;
 	}
@@ -1422,6 +1548,7 @@ out_close:
 out:
 	strlist__delete(r.uncover);
 	free(r.funcs);
+	free(r.setters);
 	return ret;
 }
 
@@ -1582,8 +1709,9 @@ static int slot_arg(struct probe_trace_event *tev, const char *name, const char 
 
 /*
  * A slot probe fetches the reference (the register stored, or the word
- * loaded), the slot's base and displacement, and where the call is from
- * the probe (rel: the site, its return address, is the probe's ip + rel).
+ * loaded), the slot's base and displacement, where the call is from the
+ * probe (rel: the site, its return address, is the probe's ip + rel), and
+ * whether a store's slot is a local of its own frame (frame: 1).
  */
 static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt_probe *p)
 {
@@ -1596,7 +1724,7 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 	char disp[32], rel[32];
 	int ret = -ENOMEM;
 
-	tev.args = calloc(4, sizeof(*tev.args));
+	tev.args = calloc(5, sizeof(*tev.args));
 	if (!tev.args)
 		return -ENOMEM;
 	snprintf(disp, sizeof(disp), "\\%ld", p->slot.disp);
@@ -1606,7 +1734,8 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 		goto out;
 	if (slot_arg(&tev, "slot", "x64", p->slot.base, NULL) ||
 	    slot_arg(&tev, "disp", "s64", disp, NULL) ||
-	    slot_arg(&tev, "rel", "s64", rel, NULL))
+	    slot_arg(&tev, "rel", "s64", rel, NULL) ||
+	    slot_arg(&tev, "frame", "u8", p->slot.frame ? "\\1" : "\\0", NULL))
 		goto out;
 	ret = probe_file__add_event(fd, &tev);
 out:

@@ -169,19 +169,22 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 	if (rp->want_slots && !rp->nr_slots)
 		pr_warning("perf refcnt: --slots found no slot: it reads x86-64 code with capstone; build perf with libcapstone-dev\n");
 	if (rp->nr_slots) {
-		int loads = 0, lookups = 0, deferred = 0;
+		int loads = 0, lookups = 0, deferred = 0, copies = 0;
 
 		for (int i = 0; i < rp->nr_slots; i++) {
 			const struct refcnt_probe *p = &rp->slots[i];
 
 			loads += p->slot.op == REFCNT_SLOT__LOAD;
+			copies += p->slot.op == REFCNT_SLOT__COPY;
 			lookups += p->slot.op == REFCNT_SLOT__STORE && !p->func;
 			deferred += p->slot.op == REFCNT_SLOT__STORE && p->slot.emulated;
 		}
 		pr_info("perf refcnt: %d slots probed where a call's reference is stored (%d) or loaded (%d): a put pairs with what was stored where it loaded from\n",
-			rp->nr_slots, rp->nr_slots - loads, loads);
+			rp->nr_slots - copies, rp->nr_slots - loads - copies, loads);
 		pr_info("perf refcnt: %d of the stores follow a lookup's call; %d are probed on the call or jump after them: no single step\n",
 			lookups, deferred);
+		pr_info("perf refcnt: %d more where an inlined setter stores a pointer read from a struct, with no get\n",
+			copies);
 	}
 	nop5 = refcnt_probes__count_nop5(rp);
 	if (nop5 >= 0)

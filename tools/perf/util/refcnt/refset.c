@@ -233,6 +233,15 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 	return 0;
 }
 
+bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller)
+{
+	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.lost_site)
+		return false;
+	set->slots[pos].ref.lost_site = site;
+	set->slots[pos].ref.lost_caller = caller;
+	return true;
+}
+
 /* (Re)build the index from the live slots. */
 static int refset__build_index(struct refcnt_refset *set)
 {
@@ -437,7 +446,7 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 			if (!ref || ref__key(ref, depth) != key)
 				continue;
 			seen++;
-			if (ok(ref, arg))
+			if (!ok || ok(ref, arg))
 				return i;
 		}
 		return REFSET_NONE;
@@ -450,7 +459,7 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 		if (!bucket__holds(set, b, b->pos[i]))
 			continue;
 		seen++;
-		if (ok(&set->slots[b->pos[i]].ref, arg))
+		if (!ok || ok(&set->slots[b->pos[i]].ref, arg))
 			return b->pos[i];
 	}
 	return REFSET_NONE;

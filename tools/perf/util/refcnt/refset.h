@@ -75,6 +75,12 @@ const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 
 int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot);
 
 /*
+ * The reference at @pos was stored over at @site in @caller (once: the
+ * first store). Returns false if it already was, or is no reference.
+ */
+bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller);
+
+/*
  * The references taken where the function @depth frames above the site
  * (0: its caller) is @key, that @ok accepts (all if @ok is NULL): the
  * oldest birth among them if there is one, else the most recent;
@@ -86,9 +92,10 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
 
 /*
  * The most recent of the references taken where the function @depth
- * frames above the site is @key that @ok accepts, looking at no more than
- * the @max most recent of them: a pick whose filter may refuse most of a
- * large set costs a bounded time. REFSET_NONE if none.
+ * frames above the site is @key that @ok accepts (any if @ok is NULL),
+ * looking at no more than the @max most recent of them: a pick whose
+ * filter may refuse most of a large set costs a bounded time. REFSET_NONE
+ * if none.
  */
 u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 key,
 				     bool (*ok)(const struct refcnt_ref *ref, const void *arg),

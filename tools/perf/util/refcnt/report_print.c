@@ -105,6 +105,8 @@ static void refcnt_report__print_engine_counters(const struct refcnt_engine_stat
 		  "objects alive at the end the scan at exit did not find: rows uncertain" },
 		{ st->stack_only,
 		  "references only the exiting thread's stack accounts for: leaks, uncertain" },
+		{ st->slot_words_full,
+		  "stores to a word not followed: too many words (stored over not seen)" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
@@ -251,8 +253,10 @@ void refcnt_report__print_header(struct refcnt_report *rep, const char *input)
 	if (st->slots_stored || st->slot_loads)
 		printf("# slots: %" PRIu64 " events; %" PRIu64
 		       " references stored where a probe saw it, %" PRIu64
-		       " puts loaded from one, %" PRIu64 " of them paired by it\n",
-		       rep->slot_samples, st->slots_stored, st->slot_loads, st->slot_pairs);
+		       " puts loaded from one, %" PRIu64 " of them paired by it; %" PRIu64
+		       " stored over by another call\n",
+		       rep->slot_samples, st->slots_stored, st->slot_loads, st->slot_pairs,
+		       st->overwritten);
 	refcnt_report__print_suppressions_used(rep);
 	refcnt_report__print_engine_counters(st);
 	refcnt_report__print_scan(rep);

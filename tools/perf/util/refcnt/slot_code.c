@@ -105,6 +105,18 @@ static const char *slot__base(x86_reg reg)
 	return reg == X86_REG_RSP ? "%sp" : refcnt_x86_reg_name(reg);
 }
 
+/*
+ * Is the slot at @base + @disp a local of the function's own frame, dead
+ * once it returns: at the stack pointer or below the frame pointer
+ * (perf builds with -fno-omit-frame-pointer; a function that uses %rbp as
+ * a general register rarely addresses below it, and a slot told a local
+ * only loses the overwrite evidence, pairing.h)?
+ */
+static bool slot__frame(x86_reg base, s64 disp)
+{
+	return base == X86_REG_RSP || (base == X86_REG_RBP && disp < 0);
+}
+
 /* A 64-bit register operand's register, or INVALID. */
 static x86_reg op__reg64(const cs_x86_op *op)
 {
@@ -195,6 +207,7 @@ static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
 	si->store = insn[i].address;
 	si->base = slot__base(dst->mem.base);
 	si->disp = dst->mem.disp + (lane > 0 ? 8 : 0);
+	si->frame = slot__frame(dst->mem.base, si->disp);
 	return true;
 }
 
@@ -285,19 +298,36 @@ static bool slot__store_after(csh handle, const cs_insn *insn, size_t n, x86_reg
 	return false;
 }
 
+/* A conditional jump forward past @call: a NULL check that skips it. */
+static bool slot_insn__skips(csh handle, const cs_insn *insn, const cs_insn *call)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	return cs_insn_group(handle, insn, X86_GRP_JUMP) && insn->id != X86_INS_JMP &&
+	       x86->op_count == 1 && x86->operands[0].type == X86_OP_IMM &&
+	       (u64)x86->operands[0].imm > call->address;
+}
+
 /*
  * Before the call at @insn[@call]: the load of its first argument (%rdi,
- * or a register moved to it) from a slot. Nothing between may branch.
+ * or a register moved to it) from a slot. Nothing between may branch but
+ * a conditional jump past the call (if (map) map__put(map)), and then
+ * only where the load is probed at the call: the event says the call ran.
  */
 static bool slot__load_before(csh handle, const cs_insn *insn, size_t call,
 			      struct refcnt_slot_insn *si)
 {
 	x86_reg want = X86_REG_RDI;
+	bool skips = false;
 
 	for (size_t k = 1; k <= call && k <= SLOT_INSNS; k++) {
 		const cs_insn *in = &insn[call - k];
 		const cs_x86 *x86 = &in->detail->x86;
 
+		if (slot_insn__skips(handle, in, &insn[call])) {
+			skips = true;
+			continue;
+		}
 		if (slot_insn__branches(handle, in))
 			return false;
 		if (!refcnt_x86_insn_writes(handle, in, want))
@@ -312,6 +342,8 @@ static bool slot__load_before(csh handle, const cs_insn *insn, size_t call,
 			/* the base still the slot's at the call: probe the call */
 			for (size_t j = call - k; j < call && kept; j++)
 				kept = !refcnt_x86_insn_writes(handle, &insn[j], base);
+			if (skips && !kept)
+				return false;
 			si->op = REFCNT_SLOT__LOAD;
 			si->load = in->address;
 			si->vaddr = kept ? insn[call].address : in->address;
@@ -477,6 +509,146 @@ static int slot__call(csh handle, const cs_insn *insn, size_t n, size_t i,
 	return found(target, &si, arg);
 }
 
+/* Does @insn store to the word @mem names (the same base and displacement)? */
+static bool slot_insn__stores_to(const cs_insn *insn, const cs_x86_op *mem)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	return insn->id == X86_INS_MOV && x86->op_count == 2 &&
+	       x86->operands[0].type == X86_OP_MEM &&
+	       x86->operands[0].mem.base == mem->mem.base &&
+	       x86->operands[0].mem.index == X86_REG_INVALID &&
+	       x86->operands[0].mem.disp == mem->mem.disp;
+}
+
+/*
+ * Is the word @insn[@load] read from stored to in straight code after it,
+ * before its base changes, up to a few instructions past the copy at
+ * @insn[@copy]: a move (the source cleared), not a second pointer?
+ */
+static bool slot__moved(csh handle, const cs_insn *insn, size_t n, size_t load, size_t copy)
+{
+	const cs_x86_op *src = &insn[load].detail->x86.operands[1];
+
+	for (size_t k = load + 1; k < n && k <= copy + SLOT_INSNS; k++) {
+		if (k != copy && slot_insn__stores_to(&insn[k], src))
+			return true;
+		if (slot_insn__branches(handle, &insn[k]) ||
+		    refcnt_x86_insn_writes(handle, &insn[k], src->mem.base))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Is the pointer in @reg, stored at @insn[@i], counted right after: a
+ * locked instruction on its object (an inlined get), or a call it is the
+ * first argument of (a get), before the code branches?
+ */
+static bool slot__counted_after(csh handle, const cs_insn *insn, size_t n, size_t i, x86_reg reg)
+{
+	x86_reg arg = reg == X86_REG_RDI ? X86_REG_RDI : X86_REG_INVALID;
+
+	for (size_t k = i + 1; k < n && k <= i + SLOT_INSNS; k++) {
+		const cs_x86 *x86 = &insn[k].detail->x86;
+
+		if (cs_insn_group(handle, &insn[k], X86_GRP_CALL))
+			return arg == X86_REG_RDI;
+		if (slot_insn__branches(handle, &insn[k]))
+			return false;
+		for (int o = 0; x86->prefix[0] == X86_PREFIX_LOCK && o < x86->op_count; o++) {
+			if (x86->operands[o].type == X86_OP_MEM &&
+			    refcnt_x86_reg64(x86->operands[o].mem.base) == reg)
+				return true;
+		}
+		if (insn[k].id == X86_INS_MOV && x86->op_count == 2 &&
+		    op__reg64(&x86->operands[0]) == X86_REG_RDI)
+			arg = op__reg64(&x86->operands[1]) == reg ? X86_REG_RDI : X86_REG_INVALID;
+		else if (refcnt_x86_insn_writes(handle, &insn[k], X86_REG_RDI))
+			arg = X86_REG_INVALID;
+		if (refcnt_x86_insn_writes(handle, &insn[k], reg))
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Is @insn[@i] a copy of a pointer, in @reg, from one word of memory to
+ * another, neither a local of the frame (refcnt_slot_where: a local is
+ * not followed): a store whose register the instructions just before
+ * loaded from the other word, with no call, branch or locked instruction
+ * (an inlined get) between, no jump into them, the word not cleared
+ * after (a move) and the pointer not counted right after? Then @si.
+ */
+static bool slot__copy_at(csh handle, const cs_insn *insn, size_t n, size_t i, x86_reg reg,
+			  struct refcnt_slot_insn *si)
+{
+	const cs_x86 *x86 = &insn[i].detail->x86;
+	const cs_x86_op *dst = &x86->operands[0], *src;
+	size_t j = i;
+
+	if (insn[i].id != X86_INS_MOV || x86->op_count != 2 || !op__slot(dst) ||
+	    op__reg64(&x86->operands[1]) != reg || refcnt_x86_reg64(dst->mem.base) == reg ||
+	    slot__frame(dst->mem.base, dst->mem.disp))
+		return false;
+	while (j-- > 0 && i - j <= SLOT_INSNS) {
+		const cs_insn *in = &insn[j];
+
+		if (slot_insn__branches(handle, in) || in->detail->x86.prefix[0] == X86_PREFIX_LOCK)
+			return false;
+		if (refcnt_x86_insn_writes(handle, in, reg))
+			break;
+	}
+	if (j == (size_t)-1 || i - j > SLOT_INSNS || insn[j].id != X86_INS_MOV ||
+	    insn[j].detail->x86.op_count != 2 ||
+	    op__reg64(&insn[j].detail->x86.operands[0]) != reg)
+		return false;
+	src = &insn[j].detail->x86.operands[1];
+	if (!op__slot(src) || slot__frame(src->mem.base, src->mem.disp) ||
+	    (src->mem.base == dst->mem.base && src->mem.disp == dst->mem.disp) ||
+	    slot__entered(handle, insn, n, insn[j].address, insn[i].address) ||
+	    slot__moved(handle, insn, n, j, i) || slot__counted_after(handle, insn, n, i, reg))
+		return false;
+	memset(si, 0, sizeof(*si));
+	si->op = REFCNT_SLOT__COPY;
+	si->vaddr = insn[i].address;
+	si->store = insn[i].address;
+	si->call = insn[i].address;
+	si->load = insn[j].address;
+	si->value = refcnt_x86_reg_name(reg);
+	si->store_value = si->value;
+	si->base = slot__base(dst->mem.base);
+	si->disp = dst->mem.disp;
+	si->frame = slot__frame(dst->mem.base, si->disp);
+	return true;
+}
+
+bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi,
+			  const char *reg, struct refcnt_slot_insn *si)
+{
+	x86_reg r = slot__base_reg(reg);
+	bool found = false;
+	cs_insn *insn;
+	csh handle;
+	size_t n;
+
+	if (r == X86_REG_INVALID || r == X86_REG_RSP || lo < start || hi > start + size ||
+	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return false;
+	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(handle, code, size, start, 0, &insn);
+	/* as a scan's: what capstone could not decode to the end may jump anywhere */
+	for (size_t i = 0; n && insn[n - 1].address + insn[n - 1].size == start + size &&
+	     i < n && !found; i++) {
+		if (insn[i].address >= lo && insn[i].address < hi)
+			found = slot__copy_at(handle, insn, n, i, r, si);
+	}
+	if (n)
+		cs_free(insn, n);
+	cs_close(&handle);
+	return found;
+}
+
 bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
 			     struct refcnt_slot_insn *si)
 {
@@ -524,6 +696,14 @@ int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
 	return err < 0 ? err : 0;
 }
 #else
+bool refcnt_slot__copy_in(const u8 *code __maybe_unused, size_t size __maybe_unused,
+			  u64 start __maybe_unused, u64 lo __maybe_unused, u64 hi __maybe_unused,
+			  const char *reg __maybe_unused,
+			  struct refcnt_slot_insn *si __maybe_unused)
+{
+	return false;
+}
+
 bool refcnt_slot__store_from(const u8 *code __maybe_unused, size_t size __maybe_unused,
 			     u64 vaddr __maybe_unused, const char *reg __maybe_unused,
 			     struct refcnt_slot_insn *si __maybe_unused)

@@ -28,6 +28,7 @@ enum refcnt_slot_op {
 	REFCNT_SLOT__NONE,
 	REFCNT_SLOT__STORE,	/* after a call returning a reference */
 	REFCNT_SLOT__LOAD,	/* before a call putting one */
+	REFCNT_SLOT__COPY,	/* a pointer copied from a word to another: no get */
 };
 
 struct refcnt_slot_insn {
@@ -42,6 +43,7 @@ struct refcnt_slot_insn {
 	u64		call;		/* the call's return address (its site) */
 	const char	*base;		/* uprobe name of the slot's base register */
 	long		disp;		/* the slot is at base + disp */
+	bool		frame;		/* a store's slot is a local of its own frame */
 	const char	*value;		/* the register stored, or passed to the put
 					 * by a load probed at the call (the kernel
 					 * emulates a call: no single step); NULL:
@@ -68,6 +70,17 @@ int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
  */
 bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
 			     struct refcnt_slot_insn *si);
+
+/*
+ * Where the code of an inlined copy at [@lo, @hi), where DWARF says its
+ * parameter is in register @reg (a uprobe name), stores it to memory, the
+ * register loaded from another word just before (REFCNT_SLOT__COPY: a
+ * setter passed a pointer read from a struct, no get between); @code is
+ * the @size bytes of the function at @start that holds the copy. Sets all
+ * of @si.
+ */
+bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi,
+			  const char *reg, struct refcnt_slot_insn *si);
 
 #ifdef HAVE_LIBCAPSTONE_SUPPORT
 #include <capstone/capstone.h>

@@ -12,6 +12,7 @@
 #include "../hashmap.h"
 #include "hash.h"
 #include "pairing.h"
+#include "slot_code.h"
 #include "slot_track.h"
 
 /* A get or a birth that a store may say the slot of. */
@@ -32,10 +33,12 @@ struct slot_thread {
 	bool	load;
 	u64	space, obj, site;	/* of the load */
 	u64	slot;
+	u64	copy_space, copy_obj, copy_slot;	/* its copy, until its next operation */
 };
 
 struct refcnt_slot_track {
 	struct hashmap	*threads;	/* tid -> struct slot_thread */
+	struct hashmap	*words;		/* slot address -> struct refcnt_slot_word */
 };
 
 struct refcnt_slot_track *refcnt_slot_track__new(void)
@@ -45,7 +48,12 @@ struct refcnt_slot_track *refcnt_slot_track__new(void)
 	if (!st)
 		return NULL;
 	st->threads = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
-	if (IS_ERR(st->threads)) {
+	st->words = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(st->threads) || IS_ERR(st->words)) {
+		if (!IS_ERR(st->threads))
+			hashmap__free(st->threads);
+		if (!IS_ERR(st->words))
+			hashmap__free(st->words);
 		free(st);
 		return NULL;
 	}
@@ -61,7 +69,10 @@ void refcnt_slot_track__delete(struct refcnt_slot_track *st)
 		return;
 	hashmap__for_each_entry(st->threads, cur, bkt)
 		free(cur->pvalue);
+	hashmap__for_each_entry(st->words, cur, bkt)
+		free(cur->pvalue);
 	hashmap__free(st->threads);
+	hashmap__free(st->words);
 	free(st);
 }
 
@@ -93,6 +104,19 @@ static bool slot_take__of(const struct slot_take *k, const struct refcnt_event *
 	       k->time <= ev->time;
 }
 
+/* A get right after a copy, of what it copied: the copy took its reference. */
+static void slot_track__copy_counted(struct refcnt_slot_track *st, struct slot_thread *t,
+				     const struct refcnt_event *ev)
+{
+	struct refcnt_slot_word *w;
+
+	if (t->copy_slot && ev->op == REFCNT_OP__GET && ev->obj == t->copy_obj &&
+	    ev->space == t->copy_space && hashmap__find(st->words, t->copy_slot, &w) &&
+	    w->obj == ev->obj && w->space == ev->space)
+		w->borrowed = false;
+	t->copy_slot = 0;
+}
+
 int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_event *ev,
 			  bool took, u32 pos)
 {
@@ -100,6 +124,7 @@ int refcnt_slot_track__op(struct refcnt_slot_track *st, const struct refcnt_even
 
 	if (!t)
 		return took ? -ENOMEM : 0;
+	slot_track__copy_counted(st, t, ev);
 	t->load = false;
 	if (!took) {
 		t->take[0].valid = false;
@@ -153,4 +178,72 @@ u64 refcnt_slot_track__loaded(struct refcnt_slot_track *st, const struct refcnt_
 
 	return t && t->load && t->space == ev->space && t->obj == ev->obj && t->site == ev->site ?
 	       t->slot : 0;
+}
+
+/*
+ * One word per address, whichever address space stored there last: a
+ * store of another process's at the same address ends what was followed
+ * there (a lost overwrite, never a wrong one: the caller checks the space).
+ * A frame's local is not followed: the store ends what was.
+ */
+int refcnt_slot_track__overwrite(struct refcnt_slot_track *st, const struct refcnt_event *ev,
+				 struct refcnt_slot_word *prev)
+{
+	struct refcnt_slot_word *w;
+	int ret = 1;
+
+	if (ev->slot_where == REFCNT_SLOT_WHERE__FRAME) {
+		if (hashmap__delete(st->words, ev->slot, NULL, &w))
+			free(w);
+		return 0;
+	}
+	if (!hashmap__find(st->words, ev->slot, &w)) {
+		if (hashmap__size(st->words) >= REFCNT_SLOT_WORDS_MAX)
+			return -E2BIG;
+		w = zalloc(sizeof(*w));
+		if (!w || hashmap__add(st->words, ev->slot, w)) {
+			free(w);
+			return -ENOMEM;
+		}
+		ret = 0;
+	}
+	*prev = *w;
+	*w = (struct refcnt_slot_word){
+		.space = ev->space, .obj = ev->obj, .site = ev->site, .caller = ev->caller,
+		.type = ev->type, .borrowed = ev->slot_op == REFCNT_SLOT__COPY,
+	};
+	return ret;
+}
+
+void refcnt_slot_track__word_ref(struct refcnt_slot_track *st, u64 slot, u64 time, u64 site)
+{
+	struct refcnt_slot_word *w;
+
+	if (slot && hashmap__find(st->words, slot, &w)) {
+		w->ref_time = time;
+		w->ref_site = site;
+	}
+}
+
+int refcnt_slot_track__copied(struct refcnt_slot_track *st, const struct refcnt_event *ev)
+{
+	struct slot_thread *t = slot_track__thread(st, ev->tid, true);
+
+	if (!t)
+		return -ENOMEM;
+	t->copy_space = ev->space;
+	t->copy_obj = ev->obj;
+	t->copy_slot = ev->slot;
+	return 0;
+}
+
+bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
+			     struct refcnt_slot_word *word)
+{
+	struct refcnt_slot_word *w;
+
+	if (!slot || !hashmap__find(st->words, slot, &w))
+		return false;
+	*word = *w;
+	return true;
 }

@@ -8,6 +8,9 @@
  * the reference the put releases lived. Right after and right before: no
  * other operation of the thread in between, the same object, the same
  * call (the site the slot probe gives is the get's or the put's own).
+ * And what each word of memory stored to holds: the last store's object,
+ * to tell a reference stored over, or a put of a pointer copied without
+ * a get (pairing.h).
  */
 #include <stdbool.h>
 #include <linux/types.h>
@@ -47,5 +50,40 @@ int refcnt_slot_track__load(struct refcnt_slot_track *st, const struct refcnt_ev
  * event loaded it for this call; else 0.
  */
 u64 refcnt_slot_track__loaded(struct refcnt_slot_track *st, const struct refcnt_event *ev);
+
+/* What a word of memory holds: the last store to it (its object and call). */
+struct refcnt_slot_word {
+	u64	space, obj, site, caller;
+	/* the reference the store joined (its take's time and site), 0: none */
+	u64	ref_time, ref_site;
+	u8	type;
+	bool	borrowed;	/* a copy (REFCNT_SLOT__COPY): no reference of its own */
+};
+
+/* The most words followed at once: past it, stores to new ones are not. */
+#define REFCNT_SLOT_WORDS_MAX	1048576U
+
+/*
+ * A copy event @ev (REFCNT_SLOT__COPY): if its thread's next operation is
+ * a get of what it copied, the word holds that get's reference after all
+ * (dst->p = src->p; map__get(dst->p)).
+ */
+int refcnt_slot_track__copied(struct refcnt_slot_track *st, const struct refcnt_event *ev);
+
+/* The store to @slot, the last, joined the reference taken at @time at @site. */
+void refcnt_slot_track__word_ref(struct refcnt_slot_track *st, u64 slot, u64 time, u64 site);
+
+/* What the word at @slot holds, if a store to it was seen: @word. */
+bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
+			     struct refcnt_slot_word *word);
+
+/*
+ * A store or copy event @ev: @ev's object is what its word holds now,
+ * unless it is a local of the storing frame (not followed). Returns 1
+ * with what it held before in @prev, 0 if no store to it was seen (or a
+ * local's), -E2BIG if too many words are followed to add it, or -ENOMEM.
+ */
+int refcnt_slot_track__overwrite(struct refcnt_slot_track *st, const struct refcnt_event *ev,
+				 struct refcnt_slot_word *prev);
 
 #endif /* __PERF_REFCNT_SLOT_TRACK_H */

@@ -189,6 +189,7 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 {
 	char buf[64], *sep, *opname, *seq;
 	const struct refcnt_type_spec *spec;
+	bool slot = false;
 
 	snprintf(buf, sizeof(buf), "%s", name);
 	sep = strstr(buf, "__");
@@ -212,10 +213,14 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 
 	/* a slot probe's op: the operation's name and REFCNT_SLOT_SUFFIX */
 	if (strlen(opname) > strlen(REFCNT_SLOT_SUFFIX) &&
-	    !strcmp(opname + strlen(opname) - strlen(REFCNT_SLOT_SUFFIX), REFCNT_SLOT_SUFFIX))
+	    !strcmp(opname + strlen(opname) - strlen(REFCNT_SLOT_SUFFIX), REFCNT_SLOT_SUFFIX)) {
 		opname[strlen(opname) - strlen(REFCNT_SLOT_SUFFIX)] = '\0';
+		slot = true;
+	}
 	spec = refcnt_type_spec__find(buf);
-	*op = refcnt_op__from_name(opname);
+	/* a copy's slot probe: no operation (REFCNT_COPY_OP) */
+	*op = slot && !strcmp(opname, REFCNT_COPY_OP) ? REFCNT_OP__GET :
+	      refcnt_op__from_name(opname);
 	if (!spec || *op < 0)
 		return -1;
 	*type = refcnt_type_spec__index(spec);
@@ -235,5 +240,7 @@ int refcnt_event_name__slot(const char *name)
 		return REFCNT_SLOT__NONE;
 	if (seq[2] == REFCNT_STORE_PREFIX[0])
 		return REFCNT_SLOT__STORE;
+	if (seq[2] == REFCNT_COPY_PREFIX[0])
+		return REFCNT_SLOT__COPY;
 	return seq[2] == REFCNT_LOAD_PREFIX[0] ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
 }
