@@ -1297,6 +1297,29 @@ int test__refcnt_attribution_slot_lookup(struct test_suite *test __maybe_unused,
 	return TEST_OK;
 }
 
+/* @evs, all of type @name, in address space 1 */
+static void slot_stream__type(struct refcnt_event *evs, size_t nr, const char *name)
+{
+	u8 type = refcnt_type_spec__index(refcnt_type_spec__find(name));
+
+	for (size_t i = 0; i < nr; i++) {
+		evs[i].type = type;
+		evs[i].space = 1;
+	}
+}
+
+/* Feed @evs: 0 with @obj's finding in @f if it has just one, else -1. */
+static int slot_stream__finding(const struct refcnt_event *evs, size_t nr, u64 obj,
+				struct refcnt_finding *f)
+{
+	struct collect c;
+
+	if (stream__collect(evs, nr, obj, &c) || c.nr_findings != 1)
+		return -1;
+	*f = c.findings[0];
+	return 0;
+}
+
 /* A store event (SLOT_EV) to memory, by a call of FN_@_fn: what it stored over is lost there. */
 #define STORE_EV(_time, _obj, _fn, _off, _slot) {				\
 	.time = _time, .slot_op = REFCNT_SLOT__STORE, .obj = _obj,		\
@@ -1327,13 +1350,7 @@ static int slot_overwritten(int variant, struct refcnt_finding *f)
 		EV(21, PUT, OBJ_A, H, 0x10, 1, 3),
 		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 2),
 	};
-	u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
-	struct collect c;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
-		evs[i].type = map;
-		evs[i].space = 1;
-	}
+	slot_stream__type(evs, ARRAY_SIZE(evs), "map");
 	if (variant == 1)
 		evs[4].slot_where = REFCNT_SLOT_WHERE__FRAME;
 	if (variant == 2) {
@@ -1346,10 +1363,7 @@ static int slot_overwritten(int variant, struct refcnt_finding *f)
 	}
 	if (variant == 4)
 		evs[4].type = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
-	if (stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c) || c.nr_findings != 1)
-		return -1;
-	*f = c.findings[0];
-	return 0;
+	return slot_stream__finding(evs, ARRAY_SIZE(evs), OBJ_A, f);
 }
 
 /*
@@ -1375,17 +1389,8 @@ static int slot_overwritten_reused(struct refcnt_finding *f)
 		EV(25, PUT, OBJ_A, H, 0x10, 1, 3),
 		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 2),
 	};
-	u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
-	struct collect c;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
-		evs[i].type = map;
-		evs[i].space = 1;
-	}
-	if (stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c) || c.nr_findings != 1)
-		return -1;
-	*f = c.findings[0];
-	return 0;
+	slot_stream__type(evs, ARRAY_SIZE(evs), "map");
+	return slot_stream__finding(evs, ARRAY_SIZE(evs), OBJ_A, f);
 }
 
 int test__refcnt_attribution_slot_overwritten(struct test_suite *test __maybe_unused,
@@ -1447,13 +1452,7 @@ static int slot_borrowed(bool copy, bool counted, struct refcnt_finding *f)
 		EV(40, DIES, OBJ_D, P, 0x10, 1, 0),
 		EV(41, PUT, OBJ_D, MAIN, 0x60, 1, 0),
 	};
-	u8 maps = refcnt_type_spec__index(refcnt_type_spec__find("maps"));
-	struct collect c;
-
-	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
-		evs[i].type = maps;
-		evs[i].space = 1;
-	}
+	slot_stream__type(evs, ARRAY_SIZE(evs), "maps");
 	if (copy)
 		evs[3].slot_op = REFCNT_SLOT__COPY;
 	if (!counted) {
@@ -1462,10 +1461,9 @@ static int slot_borrowed(bool copy, bool counted, struct refcnt_finding *f)
 	} else {
 		evs[6].live = 3;
 	}
-	if (stream__collect(evs, ARRAY_SIZE(evs), OBJ_D, &c) || c.nr_findings != 1 ||
-	    c.findings[0].kind != REFCNT_FINDING__DOUBLE_PUT)
+	if (slot_stream__finding(evs, ARRAY_SIZE(evs), OBJ_D, f) ||
+	    f->kind != REFCNT_FINDING__DOUBLE_PUT)
 		return -1;
-	*f = c.findings[0];
 	return 0;
 }
 
