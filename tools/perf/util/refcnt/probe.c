@@ -78,9 +78,8 @@ struct refcnt_func {
  * type in a register, and may store it (slot_code.h: REFCNT_SLOT__COPY).
  */
 struct refcnt_setter {
-	u64		lo, hi;		/* its code where the parameter is in @reg */
+	struct refcnt_slot_range range;	/* its code where the parameter is in a register */
 	u64		start, end;	/* the function it is inlined in */
-	const char	*reg;
 	u8		type;
 };
 
@@ -991,8 +990,8 @@ static int resolver__add_setter_locs(struct refcnt_resolver *r, Dwarf_Die *param
 			return -ENOMEM;
 		r->setters = set;
 		r->setters[r->nr_setters++] = (struct refcnt_setter){
-			.lo = from, .hi = to, .start = start, .end = end, .reg = loc.reg,
-			.type = type,
+			.range = { .lo = from, .hi = to, .reg = loc.reg },
+			.start = start, .end = end, .type = type,
 		};
 	}
 	return 0;
@@ -1245,31 +1244,58 @@ static int resolver__inline_slots(struct refcnt_resolver *r)
 	return 0;
 }
 
+static int setter__cmp(const void *pa, const void *pb)
+{
+	const struct refcnt_setter *a = pa, *b = pb;
+
+	return a->start < b->start ? -1 : a->start > b->start;
+}
+
+/* The setters of one function (@arg): one of them, @range, stores a copy. */
+struct setter_group {
+	struct refcnt_resolver		*r;
+	const struct refcnt_setter	*first;
+};
+
+static int setter__copy_found(size_t range, const struct refcnt_slot_insn *si, void *arg)
+{
+	struct setter_group *g = arg;
+	const struct refcnt_setter *set = &g->first[range];
+
+	if (!(g->r->rp->type_mask & (1UL << set->type)))
+		return 0;
+	return slot__add(g->r, set->type, REFCNT_OP__GET, NULL, si);
+}
+
 /*
  * Where the setters store a pointer read from another struct, with no get:
- * a borrowed pointer kept (REFCNT_SLOT__COPY).
+ * a borrowed pointer kept (REFCNT_SLOT__COPY). Each function that has
+ * setters is disassembled once for all of them.
  */
 static int resolver__setter_slots(struct refcnt_resolver *r)
 {
-	for (int i = 0; i < r->nr_setters; i++) {
-		const struct refcnt_setter *set = &r->setters[i];
-		struct refcnt_slot_insn si;
+	struct refcnt_slot_range *ranges;
+	int err = 0;
+
+	ranges = calloc(r->nr_setters ?: 1, sizeof(*ranges));
+	if (!ranges)
+		return -ENOMEM;
+	qsort(r->setters, r->nr_setters, sizeof(*r->setters), setter__cmp);
+	for (int i = 0, k; !err && i < r->nr_setters; i = k) {
+		struct setter_group g = { .r = r, .first = &r->setters[i] };
 		const u8 *code;
 		size_t size;
-		int err;
 
-		if (!(r->rp->type_mask & (1UL << set->type)))
-			continue;
-		code = resolver__code(r, set->start, &size);
-		if (!code || size < set->end - set->start ||
-		    !refcnt_slot__copy_in(code, set->end - set->start, set->start, set->lo,
-					  set->hi, set->reg, &si))
-			continue;
-		err = slot__add(r, set->type, REFCNT_OP__GET, NULL, &si);
-		if (err)
-			return err;
+		for (k = i; k < r->nr_setters && r->setters[k].start == g.first->start; k++)
+			ranges[k - i] = r->setters[k].range;
+		code = resolver__code(r, g.first->start, &size);
+		if (code && size >= g.first->end - g.first->start)
+			err = refcnt_slot__copies(code, g.first->end - g.first->start,
+						  g.first->start, ranges, k - i,
+						  setter__copy_found, &g);
 	}
-	return 0;
+	free(ranges);
+	return err;
 }
 
 /*

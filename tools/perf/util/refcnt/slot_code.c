@@ -623,30 +623,65 @@ static bool slot__copy_at(csh handle, const cs_insn *insn, size_t n, size_t i, x
 	return true;
 }
 
-bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi,
-			  const char *reg, struct refcnt_slot_insn *si)
+/* The first copy in @range of the function's @n instructions, if one: @si. */
+static bool slot__copy_in_range(csh handle, const cs_insn *insn, size_t n,
+				const struct refcnt_slot_range *range, struct refcnt_slot_insn *si)
 {
-	x86_reg r = slot__base_reg(reg);
-	bool found = false;
+	x86_reg r = slot__base_reg(range->reg);
+
+	if (r == X86_REG_INVALID || r == X86_REG_RSP)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (insn[i].address >= range->lo && insn[i].address < range->hi &&
+		    slot__copy_at(handle, insn, n, i, r, si))
+			return true;
+	}
+	return false;
+}
+
+int refcnt_slot__copies(const u8 *code, size_t size, u64 start,
+			const struct refcnt_slot_range *ranges, size_t nr,
+			int (*found)(size_t range, const struct refcnt_slot_insn *si, void *arg),
+			void *arg)
+{
+	struct refcnt_slot_insn si;
 	cs_insn *insn;
 	csh handle;
 	size_t n;
+	int err = 0;
 
-	if (r == X86_REG_INVALID || r == X86_REG_RSP || lo < start || hi > start + size ||
-	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
-		return false;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+		return 0;
 	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
 	n = cs_disasm(handle, code, size, start, 0, &insn);
 	/* as a scan's: what capstone could not decode to the end may jump anywhere */
-	for (size_t i = 0; n && insn[n - 1].address + insn[n - 1].size == start + size &&
-	     i < n && !found; i++) {
-		if (insn[i].address >= lo && insn[i].address < hi)
-			found = slot__copy_at(handle, insn, n, i, r, si);
+	for (size_t k = 0; n && insn[n - 1].address + insn[n - 1].size == start + size &&
+	     k < nr && !err; k++) {
+		if (ranges[k].lo >= start && ranges[k].hi <= start + size &&
+		    slot__copy_in_range(handle, insn, n, &ranges[k], &si))
+			err = found(k, &si, arg);
 	}
 	if (n)
 		cs_free(insn, n);
 	cs_close(&handle);
-	return found;
+	return err < 0 ? err : 0;
+}
+
+static int slot__copy_first(size_t range __maybe_unused, const struct refcnt_slot_insn *si,
+			    void *arg)
+{
+	*(struct refcnt_slot_insn *)arg = *si;
+	return 1;
+}
+
+bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi,
+			  const char *reg, struct refcnt_slot_insn *si)
+{
+	const struct refcnt_slot_range range = { .lo = lo, .hi = hi, .reg = reg };
+
+	si->op = REFCNT_SLOT__NONE;
+	refcnt_slot__copies(code, size, start, &range, 1, slot__copy_first, si);
+	return si->op == REFCNT_SLOT__COPY;
 }
 
 bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
@@ -696,6 +731,17 @@ int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
 	return err < 0 ? err : 0;
 }
 #else
+int refcnt_slot__copies(const u8 *code __maybe_unused, size_t size __maybe_unused,
+			u64 start __maybe_unused,
+			const struct refcnt_slot_range *ranges __maybe_unused,
+			size_t nr __maybe_unused,
+			int (*found)(size_t range, const struct refcnt_slot_insn *si,
+				     void *arg) __maybe_unused,
+			void *arg __maybe_unused)
+{
+	return 0;
+}
+
 bool refcnt_slot__copy_in(const u8 *code __maybe_unused, size_t size __maybe_unused,
 			  u64 start __maybe_unused, u64 lo __maybe_unused, u64 hi __maybe_unused,
 			  const char *reg __maybe_unused,

@@ -82,6 +82,22 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi,
 			  const char *reg, struct refcnt_slot_insn *si);
 
+/* Code where a parameter is in a register (refcnt_slot__copies()). */
+struct refcnt_slot_range {
+	u64		lo, hi;
+	const char	*reg;		/* a uprobe name: "%dx" */
+};
+
+/*
+ * refcnt_slot__copy_in() for each of @nr ranges in the same function,
+ * with one disassembly of it: @found gets each range's copy (its index).
+ * Returns 0, or the first negative value @found returns.
+ */
+int refcnt_slot__copies(const u8 *code, size_t size, u64 start,
+			const struct refcnt_slot_range *ranges, size_t nr,
+			int (*found)(size_t range, const struct refcnt_slot_insn *si, void *arg),
+			void *arg);
+
 #ifdef HAVE_LIBCAPSTONE_SUPPORT
 #include <capstone/capstone.h>
 
