@@ -531,6 +531,24 @@ static void syn__fastbin_heap(struct syn *syn, u64 *obj, u64 *a, u64 *b, bool cy
 	/* past the struct, in its chunk: stale, what the chunk's last user left */
 	*syn_heap__word(h, obj[0] + sizeof(struct scan_object)) = obj[1];
 	*syn_heap__word(h, obj[5] + sizeof(struct scan_object)) = obj[3];
+	/*
+	 * freed memory, in a fastbin's chunk and in the top: what a block
+	 * freed with a leak's address in it left (obj[1]'s, obj[5]'s), and a
+	 * stale pointer to obj[0], whose reference the root's word accounts for
+	 */
+	*syn_heap__word(h, *a + 24) = obj[1];
+	*syn_heap__word(h, *b + 24) = obj[0];
+	*syn_heap__word(h, top + 0x100) = obj[5];
+}
+
+/* The words syn__fastbin_heap() left in freed memory: the leaks' only. */
+static bool syn__freed_words(const struct syn *syn, const u64 *obj, u64 a)
+{
+	const struct refcnt_scan_freed *f = syn->scan.freed;
+	u64 top = syn->libc[(SYN_MAIN_ARENA + SYN_TOP) / 8];
+
+	return syn->scan.result.nr_freed == 2 && f[0].addr == obj[1] && f[0].word == a + 24 &&
+	       f[1].addr == obj[5] && f[1].word == top + 0x100;
 }
 
 static int syn__well_formed(struct syn *syn)
@@ -563,6 +581,7 @@ static int syn__well_formed(struct syn *syn)
 	}
 	TEST_ASSERT_VAL("free, on a fastbin", !scan__find(&syn->scan, a + 16) &&
 			!scan__find(&syn->scan, b + 16));
+	TEST_ASSERT_VAL("leaks' words in freed memory", syn__freed_words(syn, obj, a));
 	return TEST_OK;
 }
 
@@ -601,6 +620,7 @@ static int syn__fastbin_damaged(struct syn *syn, bool cycle)
 		TEST_ASSERT_VAL("found", syn__object_is(syn, obj[i], true, !(i & 1)));
 	TEST_ASSERT_VAL("free, on a fastbin", !scan__find(&syn->scan, a + 16) &&
 			!scan__find(&syn->scan, b + 16));
+	TEST_ASSERT_VAL("leaks' words in freed memory", syn__freed_words(syn, obj, a));
 	return TEST_OK;
 }
 

@@ -74,9 +74,11 @@ static pid_t proc__find_child(pid_t parent, pid_t not, pid_t not2)
 static void helper__write(int fd, const struct refcnt_scan *scan)
 {
 	size_t sz = scan->result.nr_objects * sizeof(*scan->objects);
+	size_t freed = scan->result.nr_freed * sizeof(*scan->freed);
 
 	if (write(fd, &scan->result, sizeof(scan->result)) != sizeof(scan->result) ||
-	    (sz && write(fd, scan->objects, sz) != (ssize_t)sz))
+	    (sz && write(fd, scan->objects, sz) != (ssize_t)sz) ||
+	    (freed && write(fd, scan->freed, freed) != (ssize_t)freed))
 		pr_warning("perf refcnt: cannot keep the scan at exit: %s\n", strerror(errno));
 }
 
@@ -343,6 +345,19 @@ int refcnt_exit_scan__finish(struct refcnt_exit_scan *es, struct refcnt_scan *sc
 			zfree(&scan->objects);
 			res->nr_objects = 0;
 			res->status = REFCNT_SCAN__FAILED;
+		}
+	}
+	if (res->nr_freed > REFCNT_SCAN_FREED_MAX || !res->nr_objects)
+		res->nr_freed = 0;
+	if (res->nr_freed) {
+		size_t freed = res->nr_freed * sizeof(*scan->freed);
+
+		/* what freed memory says is evidence beside the objects: lose it alone */
+		scan->freed = malloc(freed);
+		if (!scan->freed ||
+		    pread(es->fd, scan->freed, freed, sizeof(*res) + sz) != (ssize_t)freed) {
+			zfree(&scan->freed);
+			res->nr_freed = 0;
 		}
 	}
 	close(es->fd);

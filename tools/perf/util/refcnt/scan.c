@@ -100,6 +100,8 @@ struct scanner {
 	u32		nr_stack;
 	struct refcnt_scan_object *objects;
 	u32		nr_objects, alloc_objects;
+	struct refcnt_scan_freed *freed;
+	u32		nr_freed, alloc_freed;
 	const struct refcnt_scan_type *types;
 	struct refcnt_scan_result *result;
 	u8		reach;		/* what the roots scanned now are */
@@ -1240,6 +1242,115 @@ static void scanner__mark(struct scanner *s, const u8 *regs, size_t regs_len, u6
 	}
 }
 
+/* The index of the first block at or above @addr. */
+static u32 scanner__first_block(const struct scanner *s, u64 addr)
+{
+	u32 lo = 0, hi = s->nr_blocks;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (s->blocks[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* The object that starts at @addr, or NULL. */
+static struct refcnt_scan_object *scanner__object_at(struct scanner *s, u64 addr)
+{
+	u32 lo = 0, hi = s->nr_objects;
+
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (s->objects[mid].addr == addr)
+			return &s->objects[mid];
+		if (s->objects[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+/*
+ * The words of [@start, @end) of heap region @r, freed memory, that point
+ * to the start of an object that has references no pointer accounts for
+ * (unreachable, or reachable by fewer words than its refcount); @per_object
+ * counts them by object.
+ */
+static void scanner__freed_range(struct scanner *s, const struct region *r, u64 start,
+				 u64 end, u8 *per_object)
+{
+	u64 lo = s->objects[0].addr, hi = s->objects[s->nr_objects - 1].addr;
+
+	for (u64 a = start; a + 8 <= end && !scanner__timed_out(s); a += 8) {
+		u64 w = word(r->data + (a - r->start));
+		struct refcnt_scan_object *o;
+		struct refcnt_scan_freed *f;
+		u32 i;
+
+		if (w < lo || w > hi || w % CHUNK_ALIGN)
+			continue;
+		o = scanner__object_at(s, w);
+		/* reachable, are its references all pointers still? */
+		if (!o || (o->reachable != REFCNT_SCAN_REACH__NONE && o->words >= (u32)o->refcnt))
+			continue;
+		i = o - s->objects;
+		if (per_object[i] >= REFCNT_SCAN_FREED_PER_OBJECT ||
+		    s->nr_freed >= REFCNT_SCAN_FREED_MAX ||
+		    array__grow(&s->freed, s->nr_freed, &s->alloc_freed, sizeof(*f)))
+			continue;
+		per_object[i]++;
+		f = &s->freed[s->nr_freed++];
+		f->addr = w;
+		f->word = a;
+	}
+}
+
+/*
+ * What freed memory of the heaps still says of the objects with
+ * references unaccounted for (struct refcnt_scan_freed): every word of a heap that no block in use
+ * holds, the chunk headers included (a size is no object's address).
+ */
+static void scanner__find_freed(struct scanner *s)
+{
+	u8 *per_object;
+
+	if (!s->nr_objects)
+		return;
+	per_object = calloc(s->nr_objects, sizeof(*per_object));
+	if (!per_object) {
+		s->result->partial |= REFCNT_SCAN_PARTIAL__NOMEM;
+		return;
+	}
+	for (u32 i = 0; i < s->nr_regions; i++) {
+		const struct region *r = &s->regions[i];
+		u64 at = r->start;
+		u32 b;
+
+		if (r->kind != REGION__HEAP && r->kind != REGION__ARENA)
+			continue;
+		/* regions are not in address order (an arena's come last): its first block */
+		b = scanner__first_block(s, r->start);
+		for (; b < s->nr_blocks && s->blocks[b].addr < r->heap_end; b++) {
+			const struct block *blk = &s->blocks[b];
+
+			if (blk->free)
+				continue;
+			/* up to its chunk's header, whose prev_size the chunk before may use */
+			if (blk->addr - CHUNK_HDR > at)
+				scanner__freed_range(s, r, at, blk->addr - CHUNK_HDR, per_object);
+			at = max(at, blk->end);
+		}
+		scanner__freed_range(s, r, at, r->heap_end, per_object);
+	}
+	free(per_object);
+}
+
 /* The registers of the stopped thread, and its stack pointer. */
 static size_t scanner__regs(pid_t pid, u8 *buf, size_t sz, u64 *sp)
 {
@@ -1321,10 +1432,13 @@ static int scanner__run(struct scanner *s, const struct refcnt_scan_mapping *map
 	 * The marking scans every root, without a look at the clock: out of
 	 * time, it is not begun, and the objects found are left unmarked
 	 */
-	if (!scanner__clock(s))
+	if (!scanner__clock(s)) {
 		scanner__mark(s, regs, regs_len, sp);
+		scanner__find_freed(s);
+	}
 	res->blocks = s->nr_blocks;
 	res->nr_objects = s->nr_objects;
+	res->nr_freed = s->nr_freed;
 	res->status = REFCNT_SCAN__DONE;
 	return 0;
 }
@@ -1338,11 +1452,16 @@ static int scanner__exit(struct scanner *s, struct refcnt_scan *scan, int err)
 	} else if (scan->result.status == REFCNT_SCAN__DONE) {
 		scan->objects = s->objects;
 		s->objects = NULL;
+		scan->freed = s->freed;
+		s->freed = NULL;
+	} else {
+		scan->result.nr_freed = 0;
 	}
 	free(s->regions);
 	free(s->blocks);
 	free(s->stack);
 	free(s->objects);
+	free(s->freed);
 	return err;
 }
 
@@ -1395,4 +1514,5 @@ int refcnt_scan__process(struct refcnt_scan *scan, pid_t pid,
 void refcnt_scan__exit(struct refcnt_scan *scan)
 {
 	zfree(&scan->objects);
+	zfree(&scan->freed);
 }

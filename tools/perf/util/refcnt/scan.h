@@ -143,8 +143,28 @@ struct refcnt_scan_result {
 	u64	bytes_skipped;		/* of the mappings not read */
 	u64	stack_bytes;		/* of the exiting thread's stack scanned */
 	u32	types;			/* the types looked for, by index: a bit each */
-	u32	reserved;
+	u32	nr_freed;		/* struct refcnt_scan_freed after the objects
+					 * (0 in a recording made before)
+					 */
 };
+
+/*
+ * A word of freed heap memory (a free chunk, one in a tcache or a fastbin,
+ * the top) that points to the start of an object with references no
+ * pointer accounts for (unreachable, or reachable by fewer words of
+ * reachable memory than its refcount): what a block
+ * freed with the object's address in it left. The block that held a
+ * reference and was freed without its put may be its holder's array: the
+ * report asks which free() that block was (pairing.h). Up to
+ * REFCNT_SCAN_FREED_PER_OBJECT per object, REFCNT_SCAN_FREED_MAX in all.
+ */
+struct refcnt_scan_freed {
+	u64	addr;		/* the object's */
+	u64	word;		/* where the word is */
+};
+
+#define REFCNT_SCAN_FREED_PER_OBJECT	16
+#define REFCNT_SCAN_FREED_MAX		262144
 
 /* "RSC2": the second layout, with what the scan covered */
 #define REFCNT_SCAN_MAGIC	0x32435352
@@ -152,6 +172,7 @@ struct refcnt_scan_result {
 struct refcnt_scan {
 	struct refcnt_scan_result	result;
 	struct refcnt_scan_object	*objects;	/* by address */
+	struct refcnt_scan_freed	*freed;		/* as found */
 };
 
 /* A writable mapping of the process, and its memory, read. */

@@ -24,6 +24,7 @@
 int refcnt_scan__append(const char *path, const struct refcnt_scan *scan)
 {
 	size_t objs = scan->result.nr_objects * sizeof(*scan->objects);
+	size_t freed = scan->result.nr_freed * sizeof(*scan->freed);
 	struct perf_file_header h;
 	struct perf_file_section *table;
 	struct stat st;
@@ -43,7 +44,7 @@ int refcnt_scan__append(const char *path, const struct refcnt_scan *scan)
 		goto out;
 	rest = st.st_size - table_off;
 	/* the table, one more entry, the sections, ours */
-	buf = malloc(rest + sizeof(*table) + sizeof(scan->result) + objs);
+	buf = malloc(rest + sizeof(*table) + sizeof(scan->result) + objs + freed);
 	if (!buf) {
 		err = -ENOMEM;
 		goto out;
@@ -56,10 +57,13 @@ int refcnt_scan__append(const char *path, const struct refcnt_scan *scan)
 	for (u64 i = 0; i < nr; i++)
 		table[i].offset += sizeof(*table);
 	table[nr].offset = st.st_size + sizeof(*table);
-	table[nr].size = sizeof(scan->result) + objs;
+	table[nr].size = sizeof(scan->result) + objs + freed;
 	memcpy(buf + rest + sizeof(*table), &scan->result, sizeof(scan->result));
 	if (objs)
 		memcpy(buf + rest + sizeof(*table) + sizeof(scan->result), scan->objects, objs);
+	if (freed)
+		memcpy(buf + rest + sizeof(*table) + sizeof(scan->result) + objs, scan->freed,
+		       freed);
 	if (pwrite(fd, buf, rest + table[nr].size + sizeof(*table), table_off) !=
 	    (ssize_t)(rest + table[nr].size + sizeof(*table)))
 		goto out;
@@ -77,7 +81,7 @@ int refcnt_scan__read(const char *path, struct refcnt_scan *scan, char *why, siz
 	struct perf_file_header h;
 	struct perf_file_section sec;
 	struct stat st;
-	size_t objs;
+	size_t objs, freed;
 	u64 nr;
 	int fd, err = -EINVAL;
 
@@ -98,9 +102,10 @@ int refcnt_scan__read(const char *path, struct refcnt_scan *scan, char *why, siz
 		goto out;
 	}
 	objs = (size_t)scan->result.nr_objects * sizeof(*scan->objects);
+	freed = (size_t)scan->result.nr_freed * sizeof(*scan->freed);
 	/* what the file says is checked against the file before it is believed */
 	if (scan->result.magic != REFCNT_SCAN_MAGIC || scan->result.status >= REFCNT_SCAN__MAX ||
-	    sec.size - sizeof(scan->result) != objs || fstat(fd, &st) ||
+	    sec.size - sizeof(scan->result) != objs + freed || fstat(fd, &st) ||
 	    sec.offset > (u64)st.st_size || sec.size > (u64)st.st_size - sec.offset) {
 		snprintf(why, why_sz, "its scan at exit is damaged");
 		goto out;
@@ -115,6 +120,26 @@ int refcnt_scan__read(const char *path, struct refcnt_scan *scan, char *why, siz
 		    (ssize_t)objs) {
 			snprintf(why, why_sz, "its scan at exit is cut off");
 			zfree(&scan->objects);
+			goto out;
+		}
+	}
+	/* more words of freed memory than a scan keeps: evidence beside the objects, lost alone */
+	if (scan->result.nr_freed > REFCNT_SCAN_FREED_MAX) {
+		scan->result.nr_freed = 0;
+		freed = 0;
+	}
+	if (freed) {
+		scan->freed = malloc(freed);
+		if (!scan->freed) {
+			zfree(&scan->objects);
+			err = -ENOMEM;
+			goto out;
+		}
+		if (pread(fd, scan->freed, freed, sec.offset + sizeof(scan->result) + objs) !=
+		    (ssize_t)freed) {
+			snprintf(why, why_sz, "its scan at exit is cut off");
+			zfree(&scan->objects);
+			zfree(&scan->freed);
 			goto out;
 		}
 	}

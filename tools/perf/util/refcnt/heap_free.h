@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+#ifndef __PERF_REFCNT_HEAP_FREE_H
+#define __PERF_REFCNT_HEAP_FREE_H
+/*
+ * The heap blocks the audited process freed, and the functions that put
+ * each object: the evidence of a holder freed without its puts.
+ *
+ * A teardown that frees an array of references (or of structs that hold
+ * one) without putting them leaves no event of its own: the references
+ * are just never released. Two things show it. The scan at exit finds the
+ * leaked object's address in freed heap memory (scan.h's
+ * refcnt_scan_freed), and libc's free(), probed with --slots, says which
+ * call last freed the block that word is in. If the function of that
+ * call never put the object, it dropped what the block held: the leak is
+ * that function's. If it did put it (a clean teardown, the object leaked
+ * by an extra get elsewhere), the block is no evidence.
+ */
+#include <stdbool.h>
+#include <linux/types.h>
+
+/* One free() of the audited process. */
+struct refcnt_free {
+	u64	time;
+	u64	space;		/* as in struct refcnt_event */
+	u64	block;		/* the address freed */
+	u64	size;		/* its bytes, as its chunk says: at most */
+	u64	site;		/* the call's return address: its function's */
+	u64	caller;		/* that function's key, as refcnt_event.caller */
+	u32	tid;
+};
+
+/* The frees kept: the last one of each block address. */
+struct refcnt_frees;
+
+struct refcnt_frees *refcnt_frees__new(void);
+void refcnt_frees__delete(struct refcnt_frees *fs);
+/* Keep @f, the last free of its block so far: 0, or -ENOMEM. */
+int refcnt_frees__add(struct refcnt_frees *fs, const struct refcnt_free *f);
+/*
+ * The last free, of all those kept, of a block of @space that held the
+ * word at @word, or NULL. Once asked, no more frees may be added.
+ */
+const struct refcnt_free *refcnt_frees__find(struct refcnt_frees *fs, u64 space, u64 word);
+/* How many block addresses could not be kept (the cap): the answers may be stale. */
+u64 refcnt_frees__dropped(const struct refcnt_frees *fs);
+
+/*
+ * The functions that put an object: the callers of its puts, and the
+ * functions above them. Up to REFCNT_PUTTERS_MAX; past that every
+ * function may have, as far as it can tell.
+ */
+#define REFCNT_PUTTERS_MAX	64
+
+struct refcnt_putters {
+	u64	*keys;
+	u16	nr, alloc;
+	bool	full;
+};
+
+int refcnt_putters__add(struct refcnt_putters *p, u64 key);
+bool refcnt_putters__has(const struct refcnt_putters *p, u64 key);
+void refcnt_putters__exit(struct refcnt_putters *p);
+
+#endif /* __PERF_REFCNT_HEAP_FREE_H */

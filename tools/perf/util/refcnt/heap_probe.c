@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The uprobe on the C library's free(): see heap_probe.h.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/zalloc.h>
+
+#include "../probe-event.h"
+#include "../probe-file.h"
+#include "heap_probe.h"
+#include "spec.h"
+
+/* The file offset of @vaddr in @elf, by its program headers: 0 if none loads it. */
+static u64 elf__file_offset(Elf *elf, u64 vaddr)
+{
+	size_t nr;
+
+	if (elf_getphdrnum(elf, &nr))
+		return 0;
+	for (size_t i = 0; i < nr; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
+		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
+			return vaddr - ph.p_vaddr + ph.p_offset;
+	}
+	return 0;
+}
+
+/* The value of dynamic symbol @name (a function) in @elf, or 0. */
+static u64 elf__dynsym(Elf *elf, const char *name)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !sh.sh_entsize)
+			continue;
+		data = elf_getdata(scn, NULL);
+		for (size_t i = 0; data && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *n;
+
+			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
+			    !sym.st_value)
+				continue;
+			n = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (n && !strcmp(n, name))
+				return sym.st_value;
+		}
+	}
+	return 0;
+}
+
+int refcnt_heap_probe__resolve(struct refcnt_heap_probe *hp)
+{
+	Dl_info info;
+	Elf *elf;
+	u64 vaddr;
+	int fd, err = -ENOENT;
+
+	memset(hp, 0, sizeof(*hp));
+	if (!dladdr((void *)free, &info) || !info.dli_fname)
+		return -ENOENT;
+	fd = open(info.dli_fname, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	vaddr = elf ? elf__dynsym(elf, REFCNT_FREE_FUNC) : 0;
+	if (vaddr)
+		hp->offset = elf__file_offset(elf, vaddr);
+	if (hp->offset) {
+		hp->lib = strdup(info.dli_fname);
+		err = hp->lib ? 0 : -ENOMEM;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+	return err;
+}
+
+/* Argument @i of @tev: @value, dereferenced at @deref if not NULL. */
+static int heap_probe__arg(struct probe_trace_event *tev, const char *name, const char *type,
+			   const char *value, const long *deref)
+{
+	struct probe_trace_arg *arg = &tev->args[tev->nargs++];
+
+	arg->name = (char *)name;
+	arg->type = (char *)type;
+	arg->value = strdup(value);
+	if (!arg->value)
+		return -ENOMEM;
+	if (deref) {
+		arg->ref = zalloc(sizeof(*arg->ref));
+		if (!arg->ref)
+			return -ENOMEM;
+		arg->ref->offset = *deref;
+	}
+	return 0;
+}
+
+int refcnt_heap_probe__add(int fd, const struct refcnt_heap_probe *hp, const char *group)
+{
+	/* the chunk's size word before the block; the return addresses at the entry */
+	static const long size_word = -8, ret = 0, frame_ret = 8;
+	struct probe_trace_event tev = {
+		.event = (char *)REFCNT_FREE_EVENT,
+		.group = (char *)group,
+		.uprobes = true,
+		.point = { .module = hp->lib, .address = hp->offset },
+	};
+	int err = -ENOMEM;
+
+	tev.args = calloc(4, sizeof(*tev.args));
+	if (!tev.args)
+		return -ENOMEM;
+	if (!heap_probe__arg(&tev, "block", "x64", "%di", NULL) &&
+	    !heap_probe__arg(&tev, "size", "u64", "%di", &size_word) &&
+	    !heap_probe__arg(&tev, "site", "x64", "%sp", &ret) &&
+	    !heap_probe__arg(&tev, "up", "x64", "%bp", &frame_ret))
+		err = probe_file__add_event(fd, &tev);
+	for (int i = 0; i < tev.nargs; i++) {
+		free(tev.args[i].ref);
+		free(tev.args[i].value);
+	}
+	free(tev.args);
+	return err;
+}
+
+void refcnt_heap_probe__exit(struct refcnt_heap_probe *hp)
+{
+	zfree(&hp->lib);
+}
