@@ -1489,3 +1489,196 @@ int test__refcnt_attribution_slot_borrowed(struct test_suite *test __maybe_unuse
 			f.why != REFCNT_WHY__BORROWED && refcnt_finding__site(&f)->caller != FN_F);
 	return TEST_OK;
 }
+
+#define HOLDER_BLOCK	0x55503000ULL	/* a holder's array, in the heap */
+
+/*
+ * Feed @evs, and between them, in time order, the free() calls @frees, to
+ * an engine that follows them if @follow; give it @scan of address space
+ * 1 (the threads') and end the stream: @c gets the findings.
+ */
+static int freed_stream__run(struct refcnt_event *evs, size_t nr,
+			     const struct refcnt_free *frees, size_t nr_frees,
+			     const struct refcnt_scan *scan, bool follow, struct collect *c)
+{
+	struct refcnt_engine *engine = refcnt_engine__new(&stream__ops, c);
+	size_t j = 0;
+	int err = 0;
+
+	if (!engine)
+		return -ENOMEM;
+	memset(c, 0, sizeof(*c));
+	if (follow)
+		err = refcnt_engine__follow_frees(engine);
+	for (size_t i = 0; i <= nr && !err; i++) {
+		for (; j < nr_frees && (i == nr || frees[j].time < evs[i].time) && !err; j++)
+			err = refcnt_engine__freed(engine, &frees[j]);
+		if (i < nr && !err) {
+			evs[i].space = evs[i].tid;
+			err = stream__feed(engine, &evs[i], 1);
+		}
+	}
+	if (!err)
+		err = refcnt_engine__exit_scan(engine, 1, scan);
+	refcnt_engine__end(engine);
+	refcnt_engine__delete(engine);
+	return err;
+}
+
+/* The first leak of @obj that @c holds, or NULL. */
+static const struct refcnt_finding *collect__leak(const struct collect *c, u64 obj)
+{
+	for (int i = 0; i < c->nr_findings; i++) {
+		if (c->findings[i].kind == REFCNT_FINDING__LEAK && c->findings[i].obj == obj)
+			return &c->findings[i];
+	}
+	return NULL;
+}
+
+/* Is @f's culprit F's free() of the holder's array? */
+static bool freed_by_f(const struct refcnt_finding *f)
+{
+	return f && f->why == REFCNT_WHY__FREED_HOLDING && f->has_culprit &&
+	       refcnt_finding__site(f)->site == FN_F + 0x40 &&
+	       refcnt_finding__site(f)->caller == FN_F;
+}
+
+/*
+ * A teardown that frees a holder's array without putting what it holds: G
+ * inserts A and B in the holder (a get each, their creator's put follows),
+ * and F frees the array, putting neither. Nothing else happens to them:
+ * their leaks are G's references, but the bug is F's. The scan at exit
+ * finds A's address in the freed array; B's word there malloc wrote over
+ * (a freed block's first words are its links): B's reference was taken
+ * where A's was, and F never put B either. @variant 1: F put A before the
+ * free (a clean teardown; X's extra get is the leak); 2: the block was
+ * freed before the references were taken (what a free of the memory's
+ * earlier use left); 3: the free() calls are not followed; 4: F put B
+ * (X's extra get on B is its leak), and B is no sibling.
+ */
+static int freed_holder(int variant, struct collect *c)
+{
+	const struct refcnt_event a_extra[] = {
+		EV(13, GET, OBJ_A, X, 0x10, 1, 1),
+		EV(38, PUT, OBJ_A, F, 0x30, 1, 2),
+	}, b_extra[] = {
+		EV(23, GET, OBJ_B, X, 0x10, 1, 1),
+		EV(39, PUT, OBJ_B, F, 0x30, 1, 2),
+	};
+	struct refcnt_event evs[10] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, G, 0x10, 1, 1),
+		EV(12, PUT, OBJ_A, MAIN, 0x18, 1, 2),
+		EV(20, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(21, GET, OBJ_B, G, 0x10, 1, 1),
+		EV(22, PUT, OBJ_B, MAIN, 0x28, 1, 2),
+	};
+	struct refcnt_free frees[] = {
+		{ .time = 40, .space = 1, .block = HOLDER_BLOCK, .size = 0x48,
+		  .site = FN_F + 0x40, .caller = FN_F, .tid = 1, .audited = true },
+	};
+	struct refcnt_scan_object objects[] = {
+		{ .addr = OBJ_A, .refcnt = 1 },
+		{ .addr = OBJ_B, .refcnt = 1 },
+	};
+	struct refcnt_scan_freed freed[] = {
+		{ .addr = OBJ_A, .word = HOLDER_BLOCK + 0x20 },
+	};
+	struct refcnt_scan scan = {
+		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(objects),
+			    .nr_freed = ARRAY_SIZE(freed) },
+		.objects = objects,
+		.freed = freed,
+	};
+	size_t nr = 6;
+
+	if (variant == 1) {
+		memcpy(&evs[nr], a_extra, sizeof(a_extra));
+		nr += ARRAY_SIZE(a_extra);
+	}
+	if (variant == 4) {
+		memcpy(&evs[nr], b_extra, sizeof(b_extra));
+		nr += ARRAY_SIZE(b_extra);
+	}
+	/* in time order */
+	for (size_t i = 1; i < nr; i++) {
+		for (size_t j = i; j > 0 && evs[j - 1].time > evs[j].time; j--) {
+			struct refcnt_event t = evs[j];
+
+			evs[j] = evs[j - 1];
+			evs[j - 1] = t;
+		}
+	}
+	if (variant == 2)
+		frees[0].time = 5;
+	return freed_stream__run(evs, nr, frees, ARRAY_SIZE(frees), &scan, variant != 3, c);
+}
+
+/*
+ * The frees kept: the last one of each block address; a word is held by
+ * the last free, of those that started below it, whose block spans it
+ * (malloc merges and splits chunks, so a bigger block freed later may
+ * span a smaller one freed before), in its own address space.
+ */
+static int frees_index(void)
+{
+	static const struct refcnt_free frees[] = {
+		{ .time = 1, .space = 1, .block = 0x1000, .size = 0x18, .caller = FN_X },
+		{ .time = 2, .space = 1, .block = 0xff0, .size = 0x100, .caller = FN_F },
+		{ .time = 3, .space = 2, .block = 0x1000, .size = 0x100, .caller = FN_G },
+		{ .time = 4, .space = 1, .block = 0x1000, .size = 0x18, .caller = FN_H },
+	};
+	struct refcnt_frees *fs = refcnt_frees__new();
+	const struct refcnt_free *f;
+	int ret = TEST_FAIL;
+
+	if (!fs)
+		return TEST_FAIL;
+	for (size_t i = 0; i < ARRAY_SIZE(frees); i++) {
+		if (refcnt_frees__add(fs, &frees[i]))
+			goto out;
+	}
+	f = refcnt_frees__find(fs, 1, 0x1008);
+	if (!f || f->caller != FN_H)	/* 0x1000 freed again last */
+		goto out;
+	f = refcnt_frees__find(fs, 1, 0x1020);
+	if (!f || f->caller != FN_F)	/* past 0x1000's, in the bigger one's */
+		goto out;
+	f = refcnt_frees__find(fs, 2, 0x1020);
+	if (!f || f->caller != FN_G)
+		goto out;
+	if (refcnt_frees__find(fs, 1, 0x10f0) || refcnt_frees__find(fs, 1, 0xf00))
+		goto out;
+	ret = TEST_OK;
+out:
+	refcnt_frees__delete(fs);
+	return ret;
+}
+
+int test__refcnt_attribution_freed_holder(struct test_suite *test __maybe_unused,
+					  int subtest __maybe_unused)
+{
+	struct collect c;
+
+	TEST_ASSERT_VAL("the last free of a block that held a word", frees_index() == TEST_OK);
+
+	TEST_ASSERT_VAL("engine", !freed_holder(0, &c));
+	TEST_ASSERT_VAL("A's leak is F's free", freed_by_f(collect__leak(&c, OBJ_A)));
+	TEST_ASSERT_VAL("of G's reference", stream__ref_is(&collect__leak(&c, OBJ_A)->ref,
+							   FN_G + 0x10));
+	TEST_ASSERT_VAL("B's, taken where A's was, too", freed_by_f(collect__leak(&c, OBJ_B)));
+	TEST_ASSERT_VAL("named", !strcmp(refcnt_site_why__name(REFCNT_WHY__FREED_HOLDING),
+					 "freed holding it"));
+	for (int variant = 1; variant <= 3; variant++) {
+		TEST_ASSERT_VAL("engine", !freed_holder(variant, &c));
+		pr_debug("variant %d: %d findings\n", variant, c.nr_findings);
+		TEST_ASSERT_VAL("A leaked", collect__leak(&c, OBJ_A));
+		TEST_ASSERT_VAL("not F's", !freed_by_f(collect__leak(&c, OBJ_A)) &&
+				!freed_by_f(collect__leak(&c, OBJ_B)));
+	}
+	TEST_ASSERT_VAL("engine", !freed_holder(4, &c));
+	TEST_ASSERT_VAL("A's is F's", freed_by_f(collect__leak(&c, OBJ_A)));
+	TEST_ASSERT_VAL("F put B: no sibling", collect__leak(&c, OBJ_B) &&
+			!freed_by_f(collect__leak(&c, OBJ_B)));
+	return TEST_OK;
+}

@@ -48,6 +48,7 @@ int test__refcnt_attribution_slot(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_lookup(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_overwritten(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_borrowed(struct test_suite *test, int subtest);
+int test__refcnt_attribution_freed_holder(struct test_suite *test, int subtest);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);
 int test__refcnt_attribution_cached_lookup(struct test_suite *test, int subtest);

@@ -167,6 +167,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_slot_overwritten),
 	TEST_CASE("refcnt attribution: a double put is the copy's that kept a pointer, no get",
 		  refcnt_attribution_slot_borrowed),
+	TEST_CASE("refcnt attribution: a leak is the free's of a holder that never put it",
+		  refcnt_attribution_freed_holder),
 	TEST_CASE("refcnt probe: a get or put past its NULL check, on fixed code",
 		  refcnt_probe_past_null),
 	TEST_CASE("refcnt probe: where a get's result is stored, a put's argument loaded",

@@ -28,6 +28,7 @@
 #include "slot_code.h"
 #include "handoff.h"
 #include "hash.h"
+#include "heap_free.h"
 #include "inline_scope.h"
 #include "spec.h"
 #include "symbolize.h"
@@ -44,6 +45,9 @@ struct refcnt_evsel {
 	u8			slot_op;	/* a slot probe's: slot_code.h */
 	struct tep_format_field	*slot, *disp, *rel;
 	struct tep_format_field	*frame;		/* not in recordings made before */
+	/* a free() (REFCNT_FREE_EVENT): the block, its chunk's size, @site, and above */
+	bool			heap_free;
+	struct tep_format_field	*block, *size, *up;
 };
 
 /* What the decoder knows of a binary's DWARF: d->handoffs */
@@ -53,6 +57,27 @@ struct refcnt_dso_handoff {
 	struct refcnt_inline_scopes *inlines;
 	bool			inlines_tried;	/* @inlines was asked for */
 };
+
+/* A free()'s evsel: 0, 1 if its fields are not all there, or -ENOMEM. */
+static int decoder__free_evsel(struct evsel *evsel)
+{
+	struct refcnt_evsel *re = zalloc(sizeof(*re));
+
+	if (!re)
+		return -ENOMEM;
+	re->heap_free = true;
+	re->uncovered = -1;
+	re->block = evsel__field(evsel, "block");
+	re->size = evsel__field(evsel, "size");
+	re->site = evsel__field(evsel, "site");
+	re->up = evsel__field(evsel, "up");
+	if (!re->block || !re->size || !re->site || !re->up) {
+		free(re);
+		return 1;
+	}
+	evsel->priv = re;
+	return 0;
+}
 
 int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 			 struct machine *machine)
@@ -82,8 +107,16 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		int type, op;
 
 		/* a damaged attr may name no event of the tracing data */
-		if (!name || !strstarts(evsel__name(evsel), "refcnt_") || !evsel->tp_format ||
-		    refcnt_event_name__parse(name + 1, &type, &op, &uncovered))
+		if (!name || !strstarts(evsel__name(evsel), "refcnt_") || !evsel->tp_format)
+			continue;
+		if (!strcmp(name + 1, REFCNT_FREE_EVENT)) {
+			err = decoder__free_evsel(evsel);
+			if (err < 0)
+				return err;
+			d->has_frees |= !err;
+			continue;
+		}
+		if (refcnt_event_name__parse(name + 1, &type, &op, &uncovered))
 			continue;
 
 		re = zalloc(sizeof(*re));
@@ -199,6 +232,8 @@ struct refcnt_caller {
 	struct refcnt_space_addr site;	/* first: the hashmap's key */
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
+	bool	frees;			/* a free wrapper's (refcnt_free_wrapper()) */
+	bool	audited;		/* in a binary whose DWARF was read */
 	const u64 *holders;		/* per type, the handoff table's: handoff.h */
 	bool	inlines_known;		/* @scope was looked up */
 	/* the innermost inlined function holding the site; key 0: none */
@@ -270,6 +305,8 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 	if (thread__find_symbol(thread, PERF_RECORD_MISC_USER, addr, &al) && al.map) {
 		dh = decoder__dso(d, map__dso(al.map), inlines);
 		c->key = map__unmap_ip(al.map, al.sym->start);
+		c->frees = refcnt_free_wrapper(al.sym->name);
+		c->audited = dh && dh->handoff;
 		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
 		c->holders = dh ? refcnt_handoff__holders(dh->handoff, al.sym->start) : NULL;
 		if (inlines && dh) {
@@ -492,6 +529,47 @@ static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re
 	return 0;
 }
 
+int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
+				struct perf_sample *sample, struct refcnt_free *f)
+{
+	struct refcnt_evsel *re = evsel->priv;
+	const struct refcnt_caller *c = NULL;
+	u64 size, up;
+
+	if (!re || !re->heap_free)
+		return 1;
+	if (!field__in(re->block, sample) || !field__in(re->size, sample) ||
+	    !field__in(re->site, sample) || !field__in(re->up, sample)) {
+		d->bad_samples++;
+		return 2;
+	}
+	memset(f, 0, sizeof(*f));
+	f->time = sample->time;
+	f->tid = sample->tid;
+	f->space = refcnt_decoder__space(d, sample->pid);
+	f->block = format_field__intval(re->block, sample, evsel->needs_swap);
+	size = format_field__intval(re->size, sample, evsel->needs_swap) & ~REFCNT_CHUNK_FLAGS;
+	f->site = format_field__intval(re->site, sample, evsel->needs_swap);
+	up = format_field__intval(re->up, sample, evsel->needs_swap);
+	/* the chunk's size word, as the process's heap says: a damaged one is no block */
+	if (!f->block || size < REFCNT_CHUNK_MIN || size > REFCNT_CHUNK_PLAUSIBLE)
+		return 2;
+	/* its user data runs into the next chunk's prev_size: a word less than the chunk */
+	f->size = size - sizeof(u64);
+	if (f->site)
+		c = decoder__site(d, sample, f->space, f->site, true, false);
+	/* a wrapper's call is its caller's: the one above, or none known */
+	if (c && c->frees) {
+		f->site = up;
+		c = up ? decoder__site(d, sample, f->space, up, true, false) : NULL;
+		up = 0;
+	}
+	f->caller = c ? c->key : 0;
+	f->audited = c && c->audited;
+	f->up_caller = up ? decoder__caller(d, sample, f->space, up, true, NULL) : 0;
+	return 0;
+}
+
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev)
 {
@@ -499,7 +577,7 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 	bool return_address = true;
 	u16 handoff;
 
-	if (!re)
+	if (!re || re->heap_free)
 		return 1;
 
 	memset(ev, 0, sizeof(*ev));

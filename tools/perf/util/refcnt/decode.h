@@ -54,6 +54,7 @@ struct refcnt_decoder {
 	unsigned long		type_mask;	/* types present in the recording */
 	u64			null_ops;	/* get/put(NULL): legal, not objects */
 	u64			bad_samples;	/* samples that do not decode */
+	bool			has_frees;	/* free() events (REFCNT_FREE_EVENT) */
 	struct refcnt_uncovered	*uncovered;
 	u32			nr_uncovered;
 };
@@ -85,5 +86,15 @@ u64 refcnt_decoder__space(const struct refcnt_decoder *d, u32 pid);
  */
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev);
+
+/*
+ * A free() of the audited process (REFCNT_FREE_EVENT): 0 and @f filled, 1
+ * if @evsel's is not one, 2 if it is one that cannot be used (damaged, or
+ * a chunk size that cannot be). A call from a free wrapper is told at its
+ * caller.
+ */
+struct refcnt_free;
+int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
+				struct perf_sample *sample, struct refcnt_free *f);
 
 #endif /* __PERF_REFCNT_DECODE_H */

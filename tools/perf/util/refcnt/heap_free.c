@@ -15,7 +15,7 @@
 #include "heap_free.h"
 
 /* block addresses kept at most: ~100 bytes each */
-#define REFCNT_FREES_MAX	(1U << 20)
+#define REFCNT_FREES_MAX	1048576
 /* blocks that start below a word looked at for the one that holds it, at most */
 #define REFCNT_FREES_WALK	256
 
@@ -143,7 +143,8 @@ const struct refcnt_free *refcnt_frees__find(struct refcnt_frees *fs, u64 space,
 
 	if (!fs->sealed)
 		frees__seal(fs);
-	if (!fs->sorted)
+	/* a block not kept may have been the last to hold the word: no answer */
+	if (!fs->sorted || fs->dropped)
 		return NULL;
 	/*
 	 * Blocks of every size started below: a bigger one freed later over
@@ -169,8 +170,7 @@ int refcnt_putters__add(struct refcnt_putters *p, u64 key)
 		return 0;
 	if (p->nr >= REFCNT_PUTTERS_MAX) {
 		p->full = true;
-		zfree(&p->keys);
-		p->nr = p->alloc = 0;
+		refcnt_putters__exit(p);
 		return 0;
 	}
 	if (p->nr == p->alloc) {
@@ -200,5 +200,6 @@ bool refcnt_putters__has(const struct refcnt_putters *p, u64 key)
 void refcnt_putters__exit(struct refcnt_putters *p)
 {
 	zfree(&p->keys);
-	p->nr = p->alloc = 0;
+	p->nr = 0;
+	p->alloc = 0;
 }

@@ -18,6 +18,11 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+/* glibc malloc, 64-bit: a chunk's size word, before the block, and its flags */
+#define REFCNT_CHUNK_FLAGS	7ULL
+#define REFCNT_CHUNK_MIN	32ULL
+#define REFCNT_CHUNK_PLAUSIBLE	0x10000000000ULL	/* 1 TiB: a size above is damage */
+
 /* One free() of the audited process. */
 struct refcnt_free {
 	u64	time;
@@ -26,7 +31,11 @@ struct refcnt_free {
 	u64	size;		/* its bytes, as its chunk says: at most */
 	u64	site;		/* the call's return address: its function's */
 	u64	caller;		/* that function's key, as refcnt_event.caller */
+	u64	up_caller;	/* the function above it, 0 if not known */
 	u32	tid;
+	bool	audited;	/* @caller is in a binary with DWARF, as the audited
+				 * perf is: not the C library's own (qsort()'s buffer)
+				 */
 };
 
 /* The frees kept: the last one of each block address. */
@@ -37,8 +46,9 @@ void refcnt_frees__delete(struct refcnt_frees *fs);
 /* Keep @f, the last free of its block so far: 0, or -ENOMEM. */
 int refcnt_frees__add(struct refcnt_frees *fs, const struct refcnt_free *f);
 /*
- * The last free, of all those kept, of a block of @space that held the
- * word at @word, or NULL. Once asked, no more frees may be added.
+ * The last free of a block of @space that held the word at @word, or
+ * NULL (also once a block could not be kept: the answer could be stale).
+ * Once asked, no more frees are kept.
  */
 const struct refcnt_free *refcnt_frees__find(struct refcnt_frees *fs, u64 space, u64 word);
 /* How many block addresses could not be kept (the cap): the answers may be stale. */

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/string.h>
 #include <linux/zalloc.h>
 
 #include "../probe-event.h"
@@ -51,7 +52,7 @@ static u64 elf__dynsym(Elf *elf, const char *name)
 			const char *n;
 
 			if (!gelf_getsym(data, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC ||
-			    !sym.st_value)
+			    sym.st_shndx == SHN_UNDEF || !sym.st_value)
 				continue;
 			n = elf_strptr(elf, sh.sh_link, sym.st_name);
 			if (n && !strcmp(n, name))
@@ -69,7 +70,9 @@ int refcnt_heap_probe__resolve(struct refcnt_heap_probe *hp)
 	int fd, err = -ENOENT;
 
 	memset(hp, 0, sizeof(*hp));
-	if (!dladdr((void *)free, &info) || !info.dli_fname)
+	/* glibc's, whose chunks the size word is of: not a sanitizer's nor a PLT's */
+	if (!dladdr((void *)free, &info) || !info.dli_fname ||
+	    !strstarts(basename(info.dli_fname), "libc.so"))
 		return -ENOENT;
 	fd = open(info.dli_fname, O_RDONLY);
 	if (fd < 0)
@@ -89,7 +92,7 @@ int refcnt_heap_probe__resolve(struct refcnt_heap_probe *hp)
 	return err;
 }
 
-/* Argument @i of @tev: @value, dereferenced at @deref if not NULL. */
+/* The next argument of @tev: @value, dereferenced at @deref if not NULL. */
 static int heap_probe__arg(struct probe_trace_event *tev, const char *name, const char *type,
 			   const char *value, const long *deref)
 {

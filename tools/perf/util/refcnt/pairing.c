@@ -90,6 +90,8 @@ struct refcnt_lifetime {
 	 * refcount: a later put with one choice left is no exact pair
 	 */
 	bool			guessed;
+	/* with the free() calls: the functions that put the object */
+	struct refcnt_putters	putters;
 };
 
 /* A use after put kept until its kind is known, and how many times it was made. */
@@ -164,6 +166,11 @@ struct refcnt_engine {
 	struct refcnt_pair_model *model;	/* of the exact pairs */
 	struct refcnt_release_share *shares;	/* what each site's references became */
 	struct refcnt_slot_track *slot_track;	/* what the slot events say */
+	/* with the free() calls: the last of each block (heap_free.h) */
+	struct refcnt_frees	*frees;
+	/* the scan's words of freed memory, by the object they point to */
+	struct refcnt_scan_freed *scan_freed;
+	u32			nr_scan_freed;
 	bool			ended;
 };
 
@@ -203,6 +210,7 @@ static const char * const why_names[REFCNT_WHY__MAX] = {
 	[REFCNT_WHY__LEAST_RELEASED]	= "least released",
 	[REFCNT_WHY__OVERWRITTEN]	= "stored over",
 	[REFCNT_WHY__BORROWED]		= "stored without a get",
+	[REFCNT_WHY__FREED_HOLDING]	= "freed holding it",
 };
 
 const char *refcnt_site_why__name(enum refcnt_site_why why)
@@ -268,6 +276,7 @@ static void lifetime__free(struct refcnt_lifetime *lt)
 {
 	list_del_init(&lt->node);
 	refcnt_refset__exit(&lt->refs);
+	refcnt_putters__exit(&lt->putters);
 	free(lt);
 }
 
@@ -291,6 +300,8 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 	hashmap__free(engine->follow);
 	hashmap__free(engine->threads);
 	hashmap__free(engine->scan);
+	refcnt_frees__delete(engine->frees);
+	free(engine->scan_freed);
 	refcnt_pair_model__delete(engine->model);
 	refcnt_release_share__delete(engine->shares);
 	refcnt_slot_track__delete(engine->slot_track);
@@ -342,6 +353,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->slot = 0;
 	ref->lost_site = 0;
 	ref->lost_caller = 0;
+	ref->lost_freed = false;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -1337,6 +1349,16 @@ static void engine__borrowed_put(struct refcnt_engine *engine, struct refcnt_obj
 	object__culprit(object, &culprit, CULPRIT__BORROWED);
 }
 
+/* The function of put @ev and those above it: they put @lt's object. */
+static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	int err = refcnt_putters__add(&lt->putters, ev->caller);
+
+	for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
+		err = refcnt_putters__add(&lt->putters, ev->up[i]);
+	return err;
+}
+
 static int engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
 		       const struct refcnt_event *ev, struct refcnt_step *step)
 {
@@ -1348,6 +1370,8 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	bool own;
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
+	if (engine->frees && lifetime__add_putters(lt, ev))
+		return -ENOMEM;
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
 	engine__borrowed_put(engine, object, &put, slot);
@@ -1619,7 +1643,7 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 					       &prev, (u32)-1);
 	if (pos == REFSET_NONE)
 		return 0;
-	if (refcnt_refset__set_lost(&lt->refs, pos, ev->site, ev->caller))
+	if (refcnt_refset__set_lost(&lt->refs, pos, ev->site, ev->caller, false))
 		engine->stats.overwritten++;
 	return 0;
 }
@@ -1770,6 +1794,91 @@ void refcnt_engine__missed(struct refcnt_engine *engine, u64 time __maybe_unused
 	engine->missed[type]++;	/* see object__uncertain() */
 }
 
+int refcnt_engine__follow_frees(struct refcnt_engine *engine)
+{
+	if (!engine->frees)
+		engine->frees = refcnt_frees__new();
+	return engine->frees ? 0 : -ENOMEM;
+}
+
+int refcnt_engine__freed(struct refcnt_engine *engine, const struct refcnt_free *f)
+{
+	if (!engine->frees)
+		return 0;
+	engine->stats.frees++;
+	return refcnt_frees__add(engine->frees, f);
+}
+
+static int scan_freed__cmp(const void *pa, const void *pb)
+{
+	const struct refcnt_scan_freed *a = pa, *b = pb;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return a->word < b->word ? -1 : a->word > b->word;
+}
+
+/* The scan's words of freed memory, by the object they point to. */
+static int engine__scan_freed(struct refcnt_engine *engine, const struct refcnt_scan *scan)
+{
+	u32 nr = scan->freed ? scan->result.nr_freed : 0;
+
+	zfree(&engine->scan_freed);
+	engine->nr_scan_freed = 0;
+	if (!nr || !engine->frees)
+		return 0;
+	engine->scan_freed = calloc(nr, sizeof(*engine->scan_freed));
+	if (!engine->scan_freed)
+		return -ENOMEM;
+	memcpy(engine->scan_freed, scan->freed, nr * sizeof(*engine->scan_freed));
+	qsort(engine->scan_freed, nr, sizeof(*engine->scan_freed), scan_freed__cmp);
+	engine->nr_scan_freed = nr;
+	return 0;
+}
+
+/*
+ * Did free @f come from a function of the audited binary that never put
+ * @lt's object, nor had it put by a callee, and neither did the function
+ * above it (a helper that frees what its caller emptied)?
+ */
+static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
+{
+	return f->caller && f->audited && !refcnt_putters__has(&lt->putters, f->caller) &&
+	       (!f->up_caller || !refcnt_putters__has(&lt->putters, f->up_caller));
+}
+
+/*
+ * Of the blocks freed with @object's address in them (their words the
+ * scan found in freed memory), the one freed last, by a function that
+ * never put the object; NULL if none.
+ */
+static const struct refcnt_free *engine__holder_free(struct refcnt_engine *engine,
+						     const struct refcnt_lifetime *lt)
+{
+	const struct refcnt_scan_freed *sf = engine->scan_freed;
+	u64 addr = lt->object->key.addr, space = lt->object->key.space;
+	const struct refcnt_free *last = NULL;
+	u32 lo = 0, hi = engine->nr_scan_freed;
+
+	if (!sf || !engine->frees || space != engine->scan_space)
+		return NULL;
+	while (lo < hi) {
+		u32 mid = (lo + hi) / 2;
+
+		if (sf[mid].addr < addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < engine->nr_scan_freed && sf[lo].addr == addr; lo++) {
+		const struct refcnt_free *f = refcnt_frees__find(engine->frees, space, sf[lo].word);
+
+		if (f && free__never_put(f, lt) && (!last || f->time > last->time))
+			last = f;
+	}
+	return last;
+}
+
 /* A block may look like objects of several types: one entry each. */
 int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 			     const struct refcnt_scan *scan)
@@ -1783,6 +1892,8 @@ int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 	}
 	engine->scan_space = space;
 	engine->scan_result = &scan->result;
+	if (engine__scan_freed(engine, scan))
+		return -ENOMEM;
 	for (u32 i = 0; i < scan->result.nr_objects; i++) {
 		const struct refcnt_scan_object *so = &scan->objects[i];
 		int err;
@@ -1824,7 +1935,8 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 	};
 
 	/*
-	 * A leak is the call's that stored over its slot, where it was lost;
+	 * A leak is the call's that stored over its slot, or freed the
+	 * block that held it, where it was lost;
 	 * else its owner's, the function that never put what a lookup
 	 * handed it; but of two references one call took, the second is
 	 * the call's own extra get.
@@ -1834,7 +1946,7 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		f.culprit.site = ref->lost_site;
 		f.culprit.caller = ref->lost_caller;
 		f.has_culprit = true;
-		f.why = REFCNT_WHY__OVERWRITTEN;
+		f.why = ref->lost_freed ? REFCNT_WHY__FREED_HOLDING : REFCNT_WHY__OVERWRITTEN;
 	} else if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site &&
 		   (ref->op == REFCNT_OP__BORN || ref->op == REFCNT_OP__GET)) {
 		f.culprit = *ref;
@@ -2067,6 +2179,140 @@ static bool engine__scan_missed(const struct refcnt_engine *engine,
 	       lt->object->type < 32 && (res->types & (1U << lt->object->type));
 }
 
+/*
+ * The reference of @lt that free @f dropped: one a store put in the block
+ * (slot_code.h), else the last one taken before it (at @site if not 0)
+ * that is not lost already; REFSET_NONE if none.
+ */
+static u32 lifetime__freed_ref(const struct refcnt_lifetime *lt, const struct refcnt_free *f,
+			       u64 site)
+{
+	u32 pick = REFSET_NONE;
+	bool stored = false;
+
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+		bool in = false;
+
+		if (!r || r->lost_site || r->time >= f->time || (site && r->site != site))
+			continue;
+		in = r->slot && r->slot - f->block < f->size;
+		if (stored && !in)
+			continue;
+		if (pick == REFSET_NONE || in > stored ||
+		    r->time >= refcnt_refset__at(&lt->refs, pick)->time)
+			pick = i;
+		stored |= in;
+	}
+	return pick;
+}
+
+/* What refcnt_engine__freed() frees name by the site of what they dropped. */
+#define FREE_AMBIGUOUS	((const struct refcnt_free *)1)
+
+/*
+ * A leaked object's address is in a block freed by a function that never
+ * put it: that free dropped a reference the block held, the last one
+ * taken before it (refcnt_engine__freed()). It is told leaked first, at
+ * that free; @sites keeps the free by the site that took the reference.
+ */
+static int engine__freed_holder(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+				struct hashmap *sites)
+{
+	const struct refcnt_free *f = engine__holder_free(engine, lt), *other;
+	u32 pick = f ? lifetime__freed_ref(lt, f, 0) : REFSET_NONE;
+	const struct refcnt_ref *r;
+	long key;
+
+	if (pick == REFSET_NONE ||
+	    !refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true))
+		return 0;
+	engine->stats.freed_holding++;
+	r = refcnt_refset__at(&lt->refs, pick);
+	key = refcnt_type_addr__key(r->site, lt->object->type);
+	/* the references of a site that two functions dropped: siblings of neither */
+	if (hashmap__find(sites, key, &other) &&
+	    (other == FREE_AMBIGUOUS || other->caller != f->caller))
+		f = FREE_AMBIGUOUS;
+	return hashmap__set(sites, key, f, NULL, NULL);
+}
+
+/*
+ * A leaked object that no free names (malloc writes its links over a
+ * freed block's first words, where its word was) whose reference was
+ * taken where leaked ones were that a free dropped, all by one function:
+ * the same holder's, if that function never put this object either.
+ */
+static void engine__freed_sibling(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+				  struct hashmap *sites)
+{
+	/* named by a free of its own already */
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+
+		if (r && r->lost_freed)
+			return;
+	}
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+		const struct refcnt_free *f;
+		u32 pick;
+
+		if (!r || r->lost_site ||
+		    !hashmap__find(sites, refcnt_type_addr__key(r->site, lt->object->type), &f) ||
+		    f == FREE_AMBIGUOUS || !free__never_put(f, lt))
+			continue;
+		pick = lifetime__freed_ref(lt, f, r->site);
+		if (pick != REFSET_NONE &&
+		    refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true)) {
+			engine->stats.freed_holding++;
+			return;
+		}
+	}
+}
+
+/*
+ * Has @lt's object a leak of its own, as the scan at exit sees it, and a
+ * history with no event missed (a put not seen is a put not known)?
+ */
+static bool engine__direct_leak(struct refcnt_engine *engine, struct refcnt_lifetime *lt)
+{
+	const struct refcnt_scan_object *so = engine__scanned(engine, lt->object);
+	struct scanned_refs sr;
+
+	if (!so || object__uncertain(engine, lt->object))
+		return false;
+	engine__scanned_refs(engine, so, max(lifetime__count(lt), 0), &sr);
+	return sr.leaked > sr.held;
+}
+
+/*
+ * Before anything is told: the leaks that a free dropped, by their words
+ * in freed memory, then their siblings. Returns 0 or -ENOMEM.
+ */
+static int engine__freed_holders(struct refcnt_engine *engine)
+{
+	struct refcnt_lifetime *lt;
+	struct hashmap *sites;
+	int err = 0;
+
+	if (!engine->nr_scan_freed)
+		return 0;
+	sites = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(sites))
+		return -ENOMEM;
+	list_for_each_entry(lt, &engine->live, node) {
+		if (engine__direct_leak(engine, lt))
+			err = err ?: engine__freed_holder(engine, lt, sites);
+	}
+	list_for_each_entry(lt, &engine->live, node) {
+		if (!err && engine__direct_leak(engine, lt))
+			engine__freed_sibling(engine, lt, sites);
+	}
+	hashmap__free(sites);
+	return err;
+}
+
 void refcnt_engine__end(struct refcnt_engine *engine)
 {
 	struct refcnt_lifetime *lt;
@@ -2076,9 +2322,13 @@ void refcnt_engine__end(struct refcnt_engine *engine)
 	if (engine->ended)
 		return;
 	engine->ended = true;
+	if (engine->frees)
+		engine->stats.frees_dropped = refcnt_frees__dropped(engine->frees);
 
 	hashmap__for_each_entry(engine->objects, cur, bkt)
 		engine__tell_uses(engine, cur->pvalue);
+	/* out of memory, the leaks are told without that evidence */
+	engine__freed_holders(engine);
 
 	/* the objects a leaked object holds last, to be told under it */
 	for (int held = 0; held < 2; held++) {

@@ -88,6 +88,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "heap_free.h"
 #include "scan.h"
 #include "spec.h"
 
@@ -218,6 +219,9 @@ struct refcnt_ref {
 	u64	lost_site;
 	u64	lost_caller;
 	u32	tid;
+	bool	lost_freed;	/* @lost_site freed a block that held it instead
+				 * (heap_free.h): REFCNT_WHY__FREED_HOLDING
+				 */
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
@@ -329,6 +333,10 @@ enum refcnt_site_why {
 					 * held that a copy stored with no get (a
 					 * borrowed pointer kept): the copy's
 					 */
+	REFCNT_WHY__FREED_HOLDING,	/* a leak whose address is in a block freed
+					 * by a function that never put it (a holder
+					 * torn down without its puts): that free's
+					 */
 	REFCNT_WHY__MAX,
 };
 
@@ -420,6 +428,9 @@ struct refcnt_engine_stats {
 	u64	slot_pairs;	/* of those, paired by the slot */
 	u64	overwritten;	/* references whose slot was stored over */
 	u64	slot_words_full;	/* stores not followed: too many words */
+	u64	frees;		/* free() events (refcnt_engine__freed()) */
+	u64	frees_dropped;	/* of their blocks, not kept: too many */
+	u64	freed_holding;	/* leaks told at a free of a block that held them */
 };
 
 struct refcnt_engine;
@@ -500,6 +511,20 @@ void refcnt_engine__missed(struct refcnt_engine *engine, u64 time, u8 type);
  */
 int refcnt_engine__exit_scan(struct refcnt_engine *engine, u64 space,
 			     const struct refcnt_scan *scan);
+
+/*
+ * The recording has the audited process's free() calls (heap_free.h):
+ * follow which functions put each object, from the first event on. Call
+ * before any event.
+ */
+int refcnt_engine__follow_frees(struct refcnt_engine *engine);
+/*
+ * A free() of the audited process, in time order with the events. A leak
+ * the scan at exit finds the address of in freed memory is that of the
+ * function whose call last freed that block, if that function never put
+ * the object: it dropped the block's reference (REFCNT_WHY__FREED_HOLDING).
+ */
+int refcnt_engine__freed(struct refcnt_engine *engine, const struct refcnt_free *f);
 
 /*
  * End of the stream: report what is still outstanding, lifetime by lifetime

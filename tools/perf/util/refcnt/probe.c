@@ -1561,6 +1561,8 @@ int refcnt_probes__resolve(struct refcnt_probes *rp, const char *exe,
 		ret = resolver__scan_slots(&r);
 		if (ret)
 			goto out_close;
+		if (refcnt_heap_probe__resolve(&rp->heap))
+			pr_warning("perf refcnt: --slots cannot find free() in the C library: a holder freed without its puts will not be told\n");
 	}
 	ret = refcnt_probes__name(rp);
 
@@ -1599,6 +1601,7 @@ void refcnt_probes__exit(struct refcnt_probes *rp)
 	zfree(&rp->uncovered);
 	zfree(&rp->exe);
 	zfree(&rp->group);
+	refcnt_heap_probe__exit(&rp->heap);
 }
 
 int refcnt_probes__count_nop5(const struct refcnt_probes *rp)
@@ -1808,6 +1811,18 @@ int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
 		ret = probes__install(fd, rp, rp->uncovered, rp->nr_uncovered);
 	if (ret >= 0)
 		ret = probes__install(fd, rp, rp->slots, rp->nr_slots);
+	/* evidence beside the probes: without it, what needs it is not told */
+	if (ret >= 0 && rp->heap.lib) {
+		int err = refcnt_heap_probe__add(fd, &rp->heap, rp->group);
+
+		if (err < 0) {
+			pr_warning("perf refcnt: cannot probe free() in %s: %s; a holder freed without its puts will not be told\n",
+				   rp->heap.lib, strerror(-err));
+			refcnt_heap_probe__exit(&rp->heap);
+		} else {
+			rp->nr_installed++;
+		}
+	}
 	close(fd);
 
 	if (ret < 0)

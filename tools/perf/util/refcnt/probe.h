@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
+#include "heap_probe.h"
 #include "scan.h"
 #include "slot_code.h"
 #include "spec.h"
@@ -80,6 +81,8 @@ struct refcnt_probes {
 	struct refcnt_probe	*slots;
 	int			nr_slots;
 	bool			want_slots;	/* set before resolving: find them (kept) */
+	/* with the slots, the C library's free() (heap_probe.h); lib NULL: none */
+	struct refcnt_heap_probe heap;
 	bool			has_dwarf;
 	/* what an object of each type looks like, for the scan at exit */
 	struct refcnt_scan_type	scan_types[REFCNT_TYPE__MAX_NR];

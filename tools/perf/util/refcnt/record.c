@@ -33,11 +33,11 @@
 #define REFCNT_UNCOVERED_SHOWN	10
 /*
  * The most arguments record passes to perf record before the workload's:
- * record -o F -e E --filter F -e S --filter F -e U -m N --clockid
- * monotonic -z --call-graph G --user-callchains, then -p PID or -- (perf
- * stat's are fewer).
+ * record -o F -e E --filter F -e S --filter F -e H --filter F -e U -m N
+ * --clockid monotonic -z --call-graph G --user-callchains, then -p PID or
+ * -- (perf stat's are fewer).
  */
-#define REFCNT_RECORD_MAX_ARGS	23
+#define REFCNT_RECORD_MAX_ARGS	27
 
 static struct refcnt_probes refcnt_probes;
 /* keep the breakpoints in forked children: see util/refcnt/pin.h */
@@ -186,6 +186,9 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 		pr_info("perf refcnt: %d more where an inlined setter stores a pointer read from a struct, with no get\n",
 			copies);
 	}
+	if (rp->heap.lib)
+		pr_info("perf refcnt: free() probed in %s: a block freed with a leak's address in it names the teardown\n",
+			rp->heap.lib);
 	nop5 = refcnt_probes__count_nop5(rp);
 	if (nop5 >= 0)
 		pr_info("perf refcnt: %d of them sit on a 5-byte nop (the kernel may run those without a trap), %d trap\n",
@@ -347,6 +350,7 @@ struct refcnt_record_cmd {
 	char		covered[48];		/* those that fetch the object */
 	char		uncovered[48];		/* those that cannot */
 	char		slots[64];		/* the slots' (slot_code.h) */
+	char		frees[64];		/* free()'s (heap_probe.h) */
 	char		call_graph_fp[32];	/* -g fp with --max-stack: "fp,<n>" */
 };
 
@@ -394,6 +398,12 @@ static void refcnt_record__cmd_args(struct refcnt_record_cmd *cmd,
 		rec_argv[i++] = cmd->slots;
 		rec_argv[i++] = "--filter";
 		rec_argv[i++] = "obj != 0";
+	}
+	if (refcnt_probes.heap.lib) {
+		rec_argv[i++] = "-e";
+		rec_argv[i++] = cmd->frees;
+		rec_argv[i++] = "--filter";
+		rec_argv[i++] = "block != 0";
 	}
 	if (refcnt_record__nr_uncovered_installed(&refcnt_probes)) {
 		rec_argv[i++] = "-e";
@@ -456,6 +466,8 @@ static int refcnt_record__workload(const struct refcnt_record_opts *opts, const 
 	/* a slot event needs no callchain: it is joined to the operation next to it */
 	snprintf(cmd.slots, sizeof(cmd.slots),
 		 "%s:*" REFCNT_SLOT_SUFFIX "__*/call-graph=no/", group);
+	/* nor a free(): it fetches its two return addresses */
+	snprintf(cmd.frees, sizeof(cmd.frees), "%s:" REFCNT_FREE_EVENT "/call-graph=no/", group);
 	/* before the pins are open: the helper must not hold them */
 	if (opts->scan && !opts->count)
 		refcnt_exit_scan__start(&exit_scan, opts->pid ? atoi(opts->pid) : 0,

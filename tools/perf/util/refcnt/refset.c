@@ -233,12 +233,14 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 	return 0;
 }
 
-bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller)
+bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller,
+			     bool freed)
 {
 	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.lost_site)
 		return false;
 	set->slots[pos].ref.lost_site = site;
 	set->slots[pos].ref.lost_caller = caller;
+	set->slots[pos].ref.lost_freed = freed;
 	return true;
 }
 

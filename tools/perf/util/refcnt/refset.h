@@ -75,10 +75,12 @@ const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 
 int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot);
 
 /*
- * The reference at @pos was stored over at @site in @caller (once: the
- * first store). Returns false if it already was, or is no reference.
+ * The reference at @pos was lost at @site in @caller: stored over, or
+ * with @freed a block that held it freed (once: the first). Returns false
+ * if it already was, or is no reference.
  */
-bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller);
+bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller,
+			     bool freed);
 
 /*
  * The references taken where the function @depth frames above the site

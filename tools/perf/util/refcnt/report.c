@@ -120,9 +120,18 @@ static int refcnt_report__process_sample(const struct perf_tool *tool,
 {
 	struct refcnt_report *rep = container_of(tool, struct refcnt_report, tool);
 	struct refcnt_event ev;
+	struct refcnt_free f;
 	int ret;
 
 	rep->samples++;
+	ret = rep->decoder.has_frees ? refcnt_decoder__decode_free(&rep->decoder, evsel, sample,
+								   &f) : 1;
+	if (ret != 1) {
+		rep->free_samples++;
+		if (ret || rep->no_slots)
+			return 0;
+		return refcnt_engine__freed(rep->engine, &f) ?: rep->err;
+	}
 	ret = refcnt_decoder__decode(&rep->decoder, evsel, sample, &ev);
 	if (ret == 2 && (rep->type_mask & (1UL << ev.type)))
 		refcnt_engine__missed(rep->engine, ev.time, ev.type);
@@ -416,6 +425,9 @@ int refcnt_report__replay(struct refcnt_report *rep, const char *input, u64 foll
 		refcnt_engine__learn_from(rep->engine, teacher);
 	refcnt_engine__delete(teacher);
 	if (!rep->engine || (follow && refcnt_engine__follow(rep->engine, follow)))
+		return -ENOMEM;
+	/* the free() events, evidence of a holder freed without its puts */
+	if (rep->decoder.has_frees && !rep->no_slots && refcnt_engine__follow_frees(rep->engine))
 		return -ENOMEM;
 
 	ret = refcnt_report__process(rep, input);

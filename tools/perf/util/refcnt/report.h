@@ -58,6 +58,7 @@ struct refcnt_report {
 	int			err;
 	u64			samples;
 	u64			slot_samples;	/* of them, slot events (slot_code.h) */
+	u64			free_samples;	/* of them, free() events (heap_free.h) */
 	u64			lost;
 	u64			lost_samples;
 };

@@ -107,6 +107,8 @@ static void refcnt_report__print_engine_counters(const struct refcnt_engine_stat
 		  "references only the exiting thread's stack accounts for: leaks, uncertain" },
 		{ st->slot_words_full,
 		  "stores to a word not followed: too many words (stored over not seen)" },
+		{ st->frees_dropped,
+		  "blocks freed not followed: too many (freed holding not seen)" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(counters); i++) {
@@ -233,7 +235,8 @@ void refcnt_report__print_header(struct refcnt_report *rep, const char *input)
 	printf("# perf refcnt report of %s\n", input);
 	printf("# events: %" PRIu64 " (%" PRIu64 " on NULL, not objects), lost: %" PRIu64
 	       " events, %" PRIu64 " samples\n",
-	       rep->samples - rep->slot_samples, rep->decoder.null_ops, rep->lost,
+	       rep->samples - rep->slot_samples - rep->free_samples, rep->decoder.null_ops,
+	       rep->lost,
 	       rep->lost_samples);
 	if (rep->decoder.bad_samples)
 		printf("# %" PRIu64 " samples skipped: %s\n", rep->decoder.bad_samples,
@@ -257,6 +260,10 @@ void refcnt_report__print_header(struct refcnt_report *rep, const char *input)
 		       " stored over by another call\n",
 		       rep->slot_samples, st->slots_stored, st->slot_loads, st->slot_pairs,
 		       st->overwritten);
+	if (rep->free_samples)
+		printf("# frees: %" PRIu64 " free() calls; %" PRIu64
+		       " leaks told at the free of a block that held them\n",
+		       rep->free_samples, st->freed_holding);
 	refcnt_report__print_suppressions_used(rep);
 	refcnt_report__print_engine_counters(st);
 	refcnt_report__print_scan(rep);

@@ -244,3 +244,17 @@ int refcnt_event_name__slot(const char *name)
 		return REFCNT_SLOT__COPY;
 	return seq[2] == REFCNT_LOAD_PREFIX[0] ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
 }
+
+/* The functions that only free what they are given: a free() they call is their caller's. */
+static const char * const refcnt_free_wrappers[] = {
+	"__zfree",	/* tools/lib/zalloc.c: zfree() */
+};
+
+bool refcnt_free_wrapper(const char *func)
+{
+	for (unsigned int i = 0; func && i < ARRAY_SIZE(refcnt_free_wrappers); i++) {
+		if (!strcmp(func, refcnt_free_wrappers[i]))
+			return true;
+	}
+	return false;
+}

@@ -90,4 +90,15 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 #define REFCNT_COPY_OP		"copy"
 int refcnt_event_name__slot(const char *name);
 
+/*
+ * The allocator's side (heap_free.h), probed with --slots: libc's free()
+ * as event "heap__free", which fetches the block, its chunk's size word,
+ * the return address and the one above it (8(%bp): the frame of the
+ * function that called free()). A call from one of the free wrappers
+ * below is its caller's: tools/lib's __zfree() is what zfree() calls.
+ */
+#define REFCNT_FREE_EVENT	"heap__free"
+#define REFCNT_FREE_FUNC	"free"
+bool refcnt_free_wrapper(const char *func);
+
 #endif /* __PERF_REFCNT_SPEC_H */
