@@ -1554,7 +1554,9 @@ static bool freed_by_f(const struct refcnt_finding *f)
  * free (a clean teardown; X's extra get is the leak); 2: the block was
  * freed before the references were taken (what a free of the memory's
  * earlier use left); 3: the free() calls are not followed; 4: F put B
- * (X's extra get on B is its leak), and B is no sibling.
+ * (X's extra get on B is its leak), and B is no sibling; 5: P, which
+ * called F, put A (a table's entry freed by its hashmap, the value put by
+ * the caller); 6: P only called H, which put A: F's all the same.
  */
 static int freed_holder(int variant, struct collect *c)
 {
@@ -1564,8 +1566,11 @@ static int freed_holder(int variant, struct collect *c)
 	}, b_extra[] = {
 		EV(23, GET, OBJ_B, X, 0x10, 1, 1),
 		EV(39, PUT, OBJ_B, F, 0x30, 1, 2),
+	}, above[] = {
+		EV(13, GET, OBJ_A, X, 0x10, 1, 1),
+		EV(38, PUT, OBJ_A, P, 0x30, 1, 2),
 	};
-	struct refcnt_event evs[10] = {
+	struct refcnt_event evs[12] = {
 		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
 		EV(11, GET, OBJ_A, G, 0x10, 1, 1),
 		EV(12, PUT, OBJ_A, MAIN, 0x18, 1, 2),
@@ -1599,6 +1604,16 @@ static int freed_holder(int variant, struct collect *c)
 	if (variant == 4) {
 		memcpy(&evs[nr], b_extra, sizeof(b_extra));
 		nr += ARRAY_SIZE(b_extra);
+	}
+	if (variant >= 5) {
+		memcpy(&evs[nr], above, sizeof(above));
+		nr += ARRAY_SIZE(above);
+		frees[0].up_caller = FN_P;
+	}
+	if (variant == 6) {
+		evs[nr - 1].site = FN_H + 0x30;
+		evs[nr - 1].caller = FN_H;
+		evs[nr - 1].up[0] = FN_P;
 	}
 	/* in time order */
 	for (size_t i = 1; i < nr; i++) {
@@ -1680,5 +1695,10 @@ int test__refcnt_attribution_freed_holder(struct test_suite *test __maybe_unused
 	TEST_ASSERT_VAL("A's is F's", freed_by_f(collect__leak(&c, OBJ_A)));
 	TEST_ASSERT_VAL("F put B: no sibling", collect__leak(&c, OBJ_B) &&
 			!freed_by_f(collect__leak(&c, OBJ_B)));
+	TEST_ASSERT_VAL("engine", !freed_holder(5, &c));
+	TEST_ASSERT_VAL("F's caller put A", collect__leak(&c, OBJ_A) &&
+			!freed_by_f(collect__leak(&c, OBJ_A)));
+	TEST_ASSERT_VAL("engine", !freed_holder(6, &c));
+	TEST_ASSERT_VAL("F's caller only called a put", freed_by_f(collect__leak(&c, OBJ_A)));
 	return TEST_OK;
 }

@@ -55,8 +55,8 @@ const struct refcnt_free *refcnt_frees__find(struct refcnt_frees *fs, u64 space,
 u64 refcnt_frees__dropped(const struct refcnt_frees *fs);
 
 /*
- * The functions that put an object: the callers of its puts, and the
- * functions above them. Up to REFCNT_PUTTERS_MAX; past that every
+ * Functions that put an object (the callers of its puts, or those and the
+ * functions above them): up to REFCNT_PUTTERS_MAX; past that, every
  * function may have, as far as it can tell.
  */
 #define REFCNT_PUTTERS_MAX	64

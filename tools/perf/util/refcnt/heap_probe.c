@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The uprobe on the C library's free(): see heap_probe.h.
+ * Where the C library's free() is, for its uprobe: see heap_probe.h.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -13,8 +13,6 @@
 #include <linux/string.h>
 #include <linux/zalloc.h>
 
-#include "../probe-event.h"
-#include "../probe-file.h"
 #include "heap_probe.h"
 #include "spec.h"
 
@@ -89,54 +87,6 @@ int refcnt_heap_probe__resolve(struct refcnt_heap_probe *hp)
 	if (elf)
 		elf_end(elf);
 	close(fd);
-	return err;
-}
-
-/* The next argument of @tev: @value, dereferenced at @deref if not NULL. */
-static int heap_probe__arg(struct probe_trace_event *tev, const char *name, const char *type,
-			   const char *value, const long *deref)
-{
-	struct probe_trace_arg *arg = &tev->args[tev->nargs++];
-
-	arg->name = (char *)name;
-	arg->type = (char *)type;
-	arg->value = strdup(value);
-	if (!arg->value)
-		return -ENOMEM;
-	if (deref) {
-		arg->ref = zalloc(sizeof(*arg->ref));
-		if (!arg->ref)
-			return -ENOMEM;
-		arg->ref->offset = *deref;
-	}
-	return 0;
-}
-
-int refcnt_heap_probe__add(int fd, const struct refcnt_heap_probe *hp, const char *group)
-{
-	/* the chunk's size word before the block; the return addresses at the entry */
-	static const long size_word = -8, ret = 0, frame_ret = 8;
-	struct probe_trace_event tev = {
-		.event = (char *)REFCNT_FREE_EVENT,
-		.group = (char *)group,
-		.uprobes = true,
-		.point = { .module = hp->lib, .address = hp->offset },
-	};
-	int err = -ENOMEM;
-
-	tev.args = calloc(4, sizeof(*tev.args));
-	if (!tev.args)
-		return -ENOMEM;
-	if (!heap_probe__arg(&tev, "block", "x64", "%di", NULL) &&
-	    !heap_probe__arg(&tev, "size", "u64", "%di", &size_word) &&
-	    !heap_probe__arg(&tev, "site", "x64", "%sp", &ret) &&
-	    !heap_probe__arg(&tev, "up", "x64", "%bp", &frame_ret))
-		err = probe_file__add_event(fd, &tev);
-	for (int i = 0; i < tev.nargs; i++) {
-		free(tev.args[i].ref);
-		free(tev.args[i].value);
-	}
-	free(tev.args);
 	return err;
 }
 

@@ -2,8 +2,8 @@
 #ifndef __PERF_REFCNT_HEAP_PROBE_H
 #define __PERF_REFCNT_HEAP_PROBE_H
 /*
- * The uprobe on the C library's free() (heap_free.h), placed with --slots:
- * REFCNT_FREE_EVENT, which fetches the block, its chunk's size word, the
+ * Where the uprobe on the C library's free() (heap_free.h) goes, placed
+ * with --slots (probe.c): REFCNT_FREE_EVENT, which fetches the block, its chunk's size word, the
  * return address and the one in the caller's frame (8(%bp)), so that a
  * call from a free wrapper names the wrapper's caller without a callchain.
  *
@@ -22,8 +22,6 @@ struct refcnt_heap_probe {
 
 /* Find free() in the C library: 0, or a negative error (then no probe). */
 int refcnt_heap_probe__resolve(struct refcnt_heap_probe *hp);
-/* Add its uprobe event to tracefs group @group through probe file @fd. */
-int refcnt_heap_probe__add(int fd, const struct refcnt_heap_probe *hp, const char *group);
 void refcnt_heap_probe__exit(struct refcnt_heap_probe *hp);
 
 #endif /* __PERF_REFCNT_HEAP_PROBE_H */

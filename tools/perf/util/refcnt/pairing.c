@@ -90,8 +90,11 @@ struct refcnt_lifetime {
 	 * refcount: a later put with one choice left is no exact pair
 	 */
 	bool			guessed;
-	/* with the free() calls: the functions that put the object */
-	struct refcnt_putters	putters;
+	/*
+	 * with the free() calls: the functions that put the object, and
+	 * those that called a put of it or called what did
+	 */
+	struct refcnt_putters	put_by, put_below;
 };
 
 /* A use after put kept until its kind is known, and how many times it was made. */
@@ -276,7 +279,8 @@ static void lifetime__free(struct refcnt_lifetime *lt)
 {
 	list_del_init(&lt->node);
 	refcnt_refset__exit(&lt->refs);
-	refcnt_putters__exit(&lt->putters);
+	refcnt_putters__exit(&lt->put_by);
+	refcnt_putters__exit(&lt->put_below);
 	free(lt);
 }
 
@@ -1349,13 +1353,14 @@ static void engine__borrowed_put(struct refcnt_engine *engine, struct refcnt_obj
 	object__culprit(object, &culprit, CULPRIT__BORROWED);
 }
 
-/* The function of put @ev and those above it: they put @lt's object. */
+/* The function of put @ev put @lt's object; it and those above it had it put. */
 static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
 {
-	int err = refcnt_putters__add(&lt->putters, ev->caller);
+	int err = refcnt_putters__add(&lt->put_by, ev->caller) ?:
+		  refcnt_putters__add(&lt->put_below, ev->caller);
 
 	for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
-		err = refcnt_putters__add(&lt->putters, ev->up[i]);
+		err = refcnt_putters__add(&lt->put_below, ev->up[i]);
 	return err;
 }
 
@@ -1838,13 +1843,14 @@ static int engine__scan_freed(struct refcnt_engine *engine, const struct refcnt_
 
 /*
  * Did free @f come from a function of the audited binary that never put
- * @lt's object, nor had it put by a callee, and neither did the function
- * above it (a helper that frees what its caller emptied)?
+ * @lt's object, nor had it put by a callee, and did the function that
+ * called it never put it either (threads__remove() puts the thread whose
+ * entry hashmap_delete() freed)?
  */
 static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
 {
-	return f->caller && f->audited && !refcnt_putters__has(&lt->putters, f->caller) &&
-	       (!f->up_caller || !refcnt_putters__has(&lt->putters, f->up_caller));
+	return f->caller && f->audited && !refcnt_putters__has(&lt->put_below, f->caller) &&
+	       (!f->up_caller || !refcnt_putters__has(&lt->put_by, f->up_caller));
 }
 
 /*

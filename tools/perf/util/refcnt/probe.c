@@ -1716,7 +1716,7 @@ out:
 	return ret;
 }
 
-/* An argument of a slot probe: @value ("%bx", "\\-8"), dereferenced at @deref if set. */
+/* A slot or free() probe's argument: @value ("%bx", "\\-8"), dereferenced at @deref if set. */
 static int slot_arg(struct probe_trace_event *tev, const char *name, const char *type,
 		    const char *value, const long *deref)
 {
@@ -1772,6 +1772,34 @@ out:
 	return ret;
 }
 
+/*
+ * The probe on free() (heap_probe.h): the block, its chunk's size word
+ * before it, and the return addresses at the entry and in the caller's
+ * frame.
+ */
+static int heap_probe__add(int fd, const struct refcnt_probes *rp)
+{
+	static const long size_word = -8, ret = 0, frame_ret = 8;
+	struct probe_trace_event tev = {
+		.event = (char *)REFCNT_FREE_EVENT,
+		.group = rp->group,
+		.uprobes = true,
+		.point = { .module = rp->heap.lib, .address = rp->heap.offset },
+	};
+	int err = -ENOMEM;
+
+	tev.args = calloc(4, sizeof(*tev.args));
+	if (!tev.args)
+		return -ENOMEM;
+	if (!slot_arg(&tev, "block", "x64", "%di", NULL) &&
+	    !slot_arg(&tev, "size", "u64", "%di", &size_word) &&
+	    !slot_arg(&tev, "site", "x64", rp->sp_reg, &ret) &&
+	    !slot_arg(&tev, "up", "x64", "%bp", &frame_ret))
+		err = probe_file__add_event(fd, &tev);
+	tev__exit(&tev);
+	return err;
+}
+
 /* Register @probes (those with a file offset) in rp->group; < 0 on error. */
 static int probes__install(int fd, struct refcnt_probes *rp, struct refcnt_probe *probes, int nr)
 {
@@ -1813,7 +1841,7 @@ int refcnt_probes__install(struct refcnt_probes *rp, const char *group)
 		ret = probes__install(fd, rp, rp->slots, rp->nr_slots);
 	/* evidence beside the probes: without it, what needs it is not told */
 	if (ret >= 0 && rp->heap.lib) {
-		int err = refcnt_heap_probe__add(fd, &rp->heap, rp->group);
+		int err = heap_probe__add(fd, rp);
 
 		if (err < 0) {
 			pr_warning("perf refcnt: cannot probe free() in %s: %s; a holder freed without its puts will not be told\n",
