@@ -81,6 +81,26 @@ elif record slots buggy --slots; then
 	fi
 fi
 
+# a holder's array freed without its puts: with --slots, free() is probed
+# and the scan reads freed memory: the leak is the teardown's that freed
+# it, not the get's that filled it (the two dsos whose words malloc wrote
+# over are named there too, as their references were taken where the
+# others' were)
+if ! perf version --build-options | grep -q "libcapstone: \[ on"; then
+	echo "refcnt workload: holder: skipped, this perf is built without capstone"
+elif record holder holder --slots; then
+	if ! grep -q "free() probed in" "$tmpdir/holder.err"; then
+		fail "holder: record did not probe free()"
+	elif ! diff -u <(echo "leak,dso,8,8,refcnt_holder_exit,freed holding it") \
+		<(perf refcnt report -i "$tmpdir/holder.data" -x, 2> /dev/null |
+		  awk -F, '$1 == "leak" { sub(/\..*/, "", $5)
+			print $1 "," $2 "," $3 "," $4 "," $5 "," $11 }'); then
+		fail "holder: the leaks are not the teardown's that freed their holder"
+	else
+		echo "refcnt workload: holder: 8 dso leaks, freed holding it by refcnt_holder_exit"
+	fi
+fi
+
 if record uncovered buggy -t dso,map --uncover map__get; then
 	if ! grep -q "uncovered: map__get() inlined in refcnt_map_take() .*its hits are recorded" \
 		"$tmpdir/uncovered.err"; then

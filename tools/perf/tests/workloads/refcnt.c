@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * perf test -w refcnt [clean|buggy] [wait|segv|abort|fail|fork|exec [PROG [ARG...]]]:
+ * perf test -w refcnt [clean|buggy|holder] [wait|segv|abort|fail|fork|exec [PROG [ARG...]]]:
  * the ground truth of perf refcnt; the second word says how the run starts
  * or ends.
  *
@@ -18,6 +18,9 @@
  *    refuses to increment 0).
  * The last two need the refcount out of the 16 bytes malloc reuses in a
  * free chunk: perf_cpu_map keeps it at offset 0, so it has the leak only.
+ * "holder" runs the clean shapes, then fills an array with references to
+ * dsos (refcnt_holder_fill) that its teardown (refcnt_holder_exit) frees
+ * without putting them: a leak no event of the teardown shows.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -27,6 +30,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <linux/compiler.h>
+#include <linux/zalloc.h>
 #include <perf/cpumap.h>
 
 #include "../tests.h"
@@ -183,6 +187,38 @@ REFCNT_WORKLOAD_TYPE(thread, thread, thread__get, thread__put)
 REFCNT_WORKLOAD_TYPE(nsinfo, nsinfo, nsinfo__get, nsinfo__put)
 REFCNT_WORKLOAD_TYPE(cpu_map, perf_cpu_map, perf_cpu_map__get, perf_cpu_map__put)
 
+#define REFCNT_HOLDER_DSOS	8
+
+/* A holder's array of references, the dsos' creator's dropped. */
+static noinline struct dso **refcnt_holder_fill(void)
+{
+	struct dso **array = calloc(REFCNT_HOLDER_DSOS, sizeof(*array));
+
+	for (int i = 0; array && i < REFCNT_HOLDER_DSOS; i++) {
+		struct dso *dso = refcnt_dso_new();
+
+		array[i] = dso__get(dso);
+		dso__put(dso);
+	}
+	return array;
+}
+
+/* The holder's teardown: the bug, no dso__put() of each first. */
+static noinline void refcnt_holder_exit(struct dso **array)
+{
+	zfree(&array);
+}
+
+static noinline int refcnt_holder(void)
+{
+	struct dso **array = refcnt_holder_fill();
+
+	if (!array)
+		return 1;
+	refcnt_holder_exit(array);
+	return 0;
+}
+
 /* the shapes of every type, with the bugs if @buggy */
 static int refcnt_run(bool buggy)
 {
@@ -235,9 +271,11 @@ static int refcnt(int argc, const char **argv)
 
 	for (i = 0; refcnt_ends[i] && strcmp(end, refcnt_ends[i]); i++)
 		;
+	if (!strcmp(mode, "holder") && argc == 1)
+		return refcnt_run(false) | refcnt_holder();
 	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !refcnt_ends[i]) ||
 	    (argc > 2 && strcmp(end, "exec"))) {
-		fprintf(stderr, "usage: perf test -w %s [clean|buggy] [%s]\n", __func__,
+		fprintf(stderr, "usage: perf test -w %s [clean|buggy|holder] [%s]\n", __func__,
 			"wait|segv|abort|fail|fork|exec [PROG [ARG...]]");
 		return 1;
 	}
