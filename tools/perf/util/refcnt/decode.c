@@ -29,6 +29,7 @@
 #include "handoff.h"
 #include "hash.h"
 #include "heap_free.h"
+#include "scan.h"
 #include "inline_scope.h"
 #include "spec.h"
 #include "symbolize.h"

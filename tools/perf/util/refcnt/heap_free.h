@@ -18,9 +18,7 @@
 #include <stdbool.h>
 #include <linux/types.h>
 
-/* glibc malloc, 64-bit: a chunk's size word, before the block, and its flags */
-#define REFCNT_CHUNK_FLAGS	7ULL
-#define REFCNT_CHUNK_MIN	32ULL
+/* a free()'s chunk size word (scan.h's REFCNT_CHUNK_*) above this is damage */
 #define REFCNT_CHUNK_PLAUSIBLE	0x10000000000ULL	/* 1 TiB: a size above is damage */
 
 /* One free() of the audited process. */

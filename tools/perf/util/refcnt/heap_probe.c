@@ -14,24 +14,8 @@
 #include <linux/zalloc.h>
 
 #include "heap_probe.h"
+#include "probe.h"
 #include "spec.h"
-
-/* The file offset of @vaddr in @elf, by its program headers: 0 if none loads it. */
-static u64 elf__file_offset(Elf *elf, u64 vaddr)
-{
-	size_t nr;
-
-	if (elf_getphdrnum(elf, &nr))
-		return 0;
-	for (size_t i = 0; i < nr; i++) {
-		GElf_Phdr ph;
-
-		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD &&
-		    vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz)
-			return vaddr - ph.p_vaddr + ph.p_offset;
-	}
-	return 0;
-}
 
 /* The value of dynamic symbol @name (a function) in @elf, or 0. */
 static u64 elf__dynsym(Elf *elf, const char *name)
@@ -78,9 +62,7 @@ int refcnt_heap_probe__resolve(struct refcnt_heap_probe *hp)
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	vaddr = elf ? elf__dynsym(elf, REFCNT_FREE_FUNC) : 0;
-	if (vaddr)
-		hp->offset = elf__file_offset(elf, vaddr);
-	if (hp->offset) {
+	if (vaddr && !refcnt_elf__file_offset(elf, vaddr, &hp->offset)) {
 		hp->lib = strdup(info.dli_fname);
 		err = hp->lib ? 0 : -ENOMEM;
 	}

@@ -157,18 +157,16 @@ static struct refcnt_probe *probes__add(struct refcnt_probe **array, int *nr)
 	return p;
 }
 
-/* The file offset a uprobe wants for a virtual address of the binary. */
-static int resolver__file_offset(struct refcnt_resolver *r, u64 vaddr, u64 *offset)
+int refcnt_elf__file_offset(Elf *elf, u64 vaddr, u64 *offset)
 {
 	size_t nr;
 
-	if (elf_getphdrnum(r->elf, &nr))
+	if (elf_getphdrnum(elf, &nr))
 		return -1;
 	for (size_t i = 0; i < nr; i++) {
 		GElf_Phdr ph;
 
-		if (!gelf_getphdr(r->elf, i, &ph) || ph.p_type != PT_LOAD ||
-		    !(ph.p_flags & PF_X))
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
 			continue;
 		if (vaddr >= ph.p_vaddr && vaddr < ph.p_vaddr + ph.p_filesz) {
 			*offset = vaddr - ph.p_vaddr + ph.p_offset;
@@ -176,6 +174,11 @@ static int resolver__file_offset(struct refcnt_resolver *r, u64 vaddr, u64 *offs
 		}
 	}
 	return -1;
+}
+
+static int resolver__file_offset(struct refcnt_resolver *r, u64 vaddr, u64 *offset)
+{
+	return refcnt_elf__file_offset(r->elf, vaddr, offset);
 }
 
 static void resolver__past_null(struct refcnt_resolver *r, struct refcnt_probe *p, u64 end);

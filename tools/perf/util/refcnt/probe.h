@@ -127,6 +127,13 @@ int refcnt_probes__remove_group(const char *group);
  */
 int refcnt_probes__remove_stale(void);
 
+/*
+ * The file offset a uprobe wants for virtual address @vaddr of the
+ * executable code of ELF file @elf: 0, or -1 if no segment loads it.
+ */
+struct Elf;
+int refcnt_elf__file_offset(struct Elf *elf, u64 vaddr, u64 *offset);
+
 /* The tracefs group prefix; a recorder uses REFCNT_GROUP_PREFIX<pid>. */
 #define REFCNT_GROUP_PREFIX	"refcnt_"
 

@@ -26,11 +26,11 @@
 
 /* glibc malloc, 64-bit */
 #define CHUNK_HDR		16		/* prev_size, size: user data after */
-#define CHUNK_MIN		32
+#define CHUNK_MIN		REFCNT_CHUNK_MIN
 #define CHUNK_ALIGN		16
 #define PREV_INUSE		1ULL
 #define IS_MMAPPED		2ULL
-#define CHUNK_FLAGS		7ULL
+#define CHUNK_FLAGS		REFCNT_CHUNK_FLAGS
 #define HEAP_MAX_SIZE		(64ULL << 20)	/* a non-main arena's heap, aligned so */
 #define HEAP_INFO_SIZE		48		/* struct _heap_info */
 #define HEAP_INFO_SIZE_OLD	32		/* before glibc 2.35 */

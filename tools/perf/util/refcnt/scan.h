@@ -46,6 +46,10 @@
  * when the marking, which scans every root, cannot start in time.
  */
 
+/* glibc malloc, 64-bit: the smallest chunk, the flags in its size word */
+#define REFCNT_CHUNK_MIN	32ULL
+#define REFCNT_CHUNK_FLAGS	7ULL
+
 /* What an object of an audited type looks like in memory. */
 struct refcnt_scan_type {
 	u32	size;		/* sizeof the struct; 0: the type is not looked for */

@@ -639,6 +639,40 @@ static bool slot__copy_in_range(csh handle, const cs_insn *insn, size_t n,
 	return false;
 }
 
+/*
+ * Decode @size bytes of x86-64 @code at @start, at most @count instructions
+ * (0: all), with their details: how many, and the handle open (0 if none
+ * could be decoded: nothing is open then).
+ */
+static size_t slot__decode(const u8 *code, size_t size, u64 start, size_t count,
+			   csh *handle, cs_insn **insn)
+{
+	size_t n;
+
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, handle) != CS_ERR_OK)
+		return 0;
+	cs_option(*handle, CS_OPT_DETAIL, CS_OPT_ON);
+	n = cs_disasm(*handle, code, size, start, count, insn);
+	if (!n)
+		cs_close(handle);
+	return n;
+}
+
+static void slot__decoded_free(csh *handle, cs_insn *insn, size_t n)
+{
+	cs_free(insn, n);
+	cs_close(handle);
+}
+
+/*
+ * A whole function, @n instructions from @start, decoded to its end
+ * (@size bytes)? What capstone could not decode may jump anywhere.
+ */
+static bool slot__decoded_whole(const cs_insn *insn, size_t n, u64 start, size_t size)
+{
+	return n && insn[n - 1].address + insn[n - 1].size == start + size;
+}
+
 int refcnt_slot__copies(const u8 *code, size_t size, u64 start,
 			const struct refcnt_slot_range *ranges, size_t nr,
 			int (*found)(size_t range, const struct refcnt_slot_insn *si, void *arg),
@@ -647,23 +681,16 @@ int refcnt_slot__copies(const u8 *code, size_t size, u64 start,
 	struct refcnt_slot_insn si;
 	cs_insn *insn;
 	csh handle;
-	size_t n;
+	size_t n = slot__decode(code, size, start, 0, &handle, &insn);
 	int err = 0;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
-		return 0;
-	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(handle, code, size, start, 0, &insn);
-	/* as a scan's: what capstone could not decode to the end may jump anywhere */
-	for (size_t k = 0; n && insn[n - 1].address + insn[n - 1].size == start + size &&
-	     k < nr && !err; k++) {
+	for (size_t k = 0; slot__decoded_whole(insn, n, start, size) && k < nr && !err; k++) {
 		if (ranges[k].lo >= start && ranges[k].hi <= start + size &&
 		    slot__copy_in_range(handle, insn, n, &ranges[k], &si))
 			err = found(k, &si, arg);
 	}
 	if (n)
-		cs_free(insn, n);
-	cs_close(&handle);
+		slot__decoded_free(&handle, insn, n);
 	return err < 0 ? err : 0;
 }
 
@@ -693,17 +720,14 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 	csh handle;
 	size_t n;
 
-	if (r == X86_REG_INVALID || r == X86_REG_RSP ||
-	    cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
+	if (r == X86_REG_INVALID || r == X86_REG_RSP)
 		return false;
-	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(handle, code, min_t(size_t, size, SLOT_INSNS * 15), vaddr, SLOT_INSNS,
-		      &insn);
-	if (n)
+	n = slot__decode(code, min_t(size_t, size, SLOT_INSNS * 15), vaddr, SLOT_INSNS,
+			 &handle, &insn);
+	if (n) {
 		found = slot__store_after(handle, insn, n, r, si);
-	if (n)
-		cs_free(insn, n);
-	cs_close(&handle);
+		slot__decoded_free(&handle, insn, n);
+	}
 	return found;
 }
 
@@ -714,20 +738,13 @@ int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
 {
 	cs_insn *insn;
 	csh handle;
-	size_t n;
+	size_t n = slot__decode(code, size, start, 0, &handle, &insn);
 	int err = 0;
 
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &handle) != CS_ERR_OK)
-		return 0;
-	cs_option(handle, CS_OPT_DETAIL, CS_OPT_ON);
-	n = cs_disasm(handle, code, size, start, 0, &insn);
-	/* what capstone could not decode to the end may jump anywhere: no slot */
-	for (size_t i = 0; n && insn[n - 1].address + insn[n - 1].size == start + size &&
-	     i < n && !err; i++)
+	for (size_t i = 0; slot__decoded_whole(insn, n, start, size) && i < n && !err; i++)
 		err = slot__call(handle, insn, n, i, kind, found, arg);
 	if (n)
-		cs_free(insn, n);
-	cs_close(&handle);
+		slot__decoded_free(&handle, insn, n);
 	return err < 0 ? err : 0;
 }
 #else
