@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <link.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/kernel.h>
 
@@ -18,6 +19,7 @@
 #include "util/refcnt/slot_code.h"
 #include "util/refcnt/findings.h"
 #include "util/refcnt/handoff.h"
+#include "util/refcnt/call_site.h"
 #include "util/refcnt/inline_scope.h"
 #include "util/addr_location.h"
 #include "util/event.h"
@@ -682,8 +684,82 @@ out:
 	debuginfo__delete(dinfo);
 	return ret;
 }
+
+/*
+ * A teardown whose last act is free() jumps to it (a tail call), and one
+ * that ends in a call of another jumps there: free() returns past them,
+ * to where the first was called. refcnt_tail_free() notes that address.
+ */
+static void *refcnt_tail_ret;
+
+noinline void refcnt_tail_free(void *p)
+{
+	refcnt_tail_ret = __builtin_return_address(0);
+	free(p);
+}
+
+noinline void refcnt_tail_hop(void *p)
+{
+	refcnt_tail_free(p);
+}
+
+static bool tail__is_free(const char *name)
+{
+	return !strcmp(name, "free");
+}
+
+static u64 tail__resolve(const char *name, void *arg __maybe_unused)
+{
+	if (!strcmp(name, "refcnt_tail_free"))
+		return handoff__addr(refcnt_tail_free);
+	return !strcmp(name, "refcnt_tail_hop") ? handoff__addr(refcnt_tail_hop) : 0;
+}
+
+/* free()'s caller, when it returned to where refcnt_tail_free() says */
+static u64 tail__caller(struct refcnt_call_sites *cs)
+{
+	return refcnt_call_sites__tail_caller(cs, handoff__addr(refcnt_tail_ret),
+					      tail__is_free, tail__resolve, NULL);
+}
+
+/*
+ * On perf's own DWARF call sites: free() called at the end of
+ * refcnt_tail_free() is its, whether refcnt_tail_free() was called, or
+ * jumped to from refcnt_tail_hop(); after an indirect call, not known.
+ */
+static int test__call_sites_dwarf(void)
+{
+	struct refcnt_call_sites *cs = refcnt_call_sites__new("/proc/self/exe");
+	void (*indirect)(void *p) = refcnt_tail_free;
+	u64 want = handoff__addr(refcnt_tail_free), direct, hop, unknown;
+
+	if (!cs) {
+		pr_debug("no DWARF in this perf (build it with EXTRA_CFLAGS=-g)\n");
+		return TEST_SKIP;
+	}
+	refcnt_tail_free(malloc(8));
+	direct = tail__caller(cs);
+	refcnt_tail_hop(malloc(8));
+	hop = tail__caller(cs);
+	/* an indirect call, whatever the compiler knows of the pointer */
+	asm volatile("" : "+r" (indirect));
+	indirect(malloc(8));
+	unknown = tail__caller(cs);
+	refcnt_call_sites__delete(cs);
+	pr_debug("refcnt_tail_free at %#" PRIx64 ": called %#" PRIx64 ", through a jump %#" PRIx64
+		 ", indirectly %#" PRIx64 "\n", want, direct, hop, unknown);
+	TEST_ASSERT_VAL("called", want && direct == want);
+	TEST_ASSERT_VAL("through refcnt_tail_hop()'s tail call", hop == want);
+	TEST_ASSERT_VAL("an indirect call says nothing", !unknown);
+	return TEST_OK;
+}
 #else
 static int test__inline_scopes_dwarf(void)
+{
+	return TEST_SKIP;
+}
+
+static int test__call_sites_dwarf(void)
 {
 	return TEST_SKIP;
 }
@@ -1668,6 +1744,110 @@ static int frees_index(void)
 out:
 	refcnt_frees__delete(fs);
 	return ret;
+}
+
+/* How many of @obj's leaks @c holds, and of those F's frees named (@by_f). */
+static int collect__leaks(const struct collect *c, u64 obj, int *by_f)
+{
+	int nr = 0;
+
+	*by_f = 0;
+	for (int i = 0; i < c->nr_findings; i++) {
+		if (c->findings[i].kind != REFCNT_FINDING__LEAK || c->findings[i].obj != obj)
+			continue;
+		nr++;
+		*by_f += freed_by_f(&c->findings[i]);
+	}
+	return nr;
+}
+
+/*
+ * One object in three holders: G takes a reference to C for each of three
+ * entries (their blocks), and F frees the three without putting C. The
+ * scan at exit finds C's address in two of the freed blocks (malloc wrote
+ * over the third's word): each of the three frees dropped one reference,
+ * all F's, the third by its site. With @reachable words pointing to C in
+ * live memory, as many of its references are accounted for: only the rest
+ * are leaks, and only those are F's. With @p_calls_f, P made C, put its
+ * own reference, and called F: a put by the free's caller's caller, which
+ * may have been the block's (threads__remove() puts the thread whose entry
+ * hashmap_delete() freed), unless @stored: stores put G's references in
+ * the blocks, and they were still outstanding when F freed them.
+ */
+static int freed_holders(u32 reachable, bool p_calls_f, bool stored, struct collect *c)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_C, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_C, G, 0x10, 1, 1),
+		STORE_EV(12, OBJ_C, G, 0x10, HOLDER_BLOCK + 0x10),
+		EV(13, GET, OBJ_C, G, 0x10, 1, 2),
+		STORE_EV(14, OBJ_C, G, 0x10, HOLDER_BLOCK + 0x110),
+		EV(15, GET, OBJ_C, G, 0x10, 1, 3),
+		STORE_EV(16, OBJ_C, G, 0x10, HOLDER_BLOCK + 0x210),
+		EV(17, PUT, OBJ_C, MAIN, 0x18, 1, 4),
+	};
+	struct refcnt_free frees[3];
+	struct refcnt_scan_object objects[] = {
+		{ .addr = OBJ_C, .refcnt = 3, .words = reachable,
+		  .reachable = reachable ? REFCNT_SCAN_REACH__DATA : REFCNT_SCAN_REACH__NONE },
+	};
+	struct refcnt_scan_freed freed[] = {
+		{ .addr = OBJ_C, .word = HOLDER_BLOCK + 0x10 },
+		{ .addr = OBJ_C, .word = HOLDER_BLOCK + 0x110 },
+	};
+	struct refcnt_scan scan = {
+		.result = { .status = REFCNT_SCAN__DONE, .nr_objects = ARRAY_SIZE(objects),
+			    .nr_freed = ARRAY_SIZE(freed) },
+		.objects = objects,
+		.freed = freed,
+	};
+
+	for (int i = 0; i < 3; i++) {
+		frees[i] = (struct refcnt_free){
+			.time = 40 + i, .space = 1, .block = HOLDER_BLOCK + 0x100 * i,
+			.size = 0x18, .site = FN_F + 0x40, .caller = FN_F, .tid = 1,
+			.audited = true, .up_caller = p_calls_f ? FN_P : 0,
+		};
+		if (!stored)
+			evs[2 + 2 * i].obj = 0;		/* left out: the engine ignores them */
+	}
+	if (p_calls_f) {
+		evs[0].site = FN_P + 0x10;
+		evs[0].caller = FN_P;
+		evs[7].site = FN_P + 0x18;
+		evs[7].caller = FN_P;
+	}
+	return freed_stream__run(evs, ARRAY_SIZE(evs), frees, ARRAY_SIZE(frees), &scan, true, c);
+}
+
+int test__refcnt_attribution_tail_calls(struct test_suite *test __maybe_unused,
+					int subtest __maybe_unused)
+{
+	return test__call_sites_dwarf();
+}
+
+int test__refcnt_attribution_freed_holders(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	struct collect c;
+	int by_f;
+
+	TEST_ASSERT_VAL("engine", !freed_holders(0, false, false, &c));
+	TEST_ASSERT_VAL("three leaks", collect__leaks(&c, OBJ_C, &by_f) == 3);
+	pr_debug("F's frees named %d of C's 3 leaks\n", by_f);
+	TEST_ASSERT_VAL("all three F's: one per block it freed, the third by its site",
+			by_f == 3);
+	TEST_ASSERT_VAL("engine", !freed_holders(2, false, false, &c));
+	TEST_ASSERT_VAL("one leak", collect__leaks(&c, OBJ_C, &by_f) == 1);
+	TEST_ASSERT_VAL("F's, no more than the leaks", by_f == 1);
+	TEST_ASSERT_VAL("engine", !freed_holders(0, true, false, &c));
+	TEST_ASSERT_VAL("three leaks", collect__leaks(&c, OBJ_C, &by_f) == 3);
+	TEST_ASSERT_VAL("P put C and called F: not F's", !by_f);
+	TEST_ASSERT_VAL("engine", !freed_holders(0, true, true, &c));
+	TEST_ASSERT_VAL("three leaks", collect__leaks(&c, OBJ_C, &by_f) == 3);
+	pr_debug("stored in the blocks: F's frees named %d of C's 3 leaks\n", by_f);
+	TEST_ASSERT_VAL("stored in the blocks F freed: F's all the same", by_f == 3);
+	return TEST_OK;
 }
 
 int test__refcnt_attribution_freed_holder(struct test_suite *test __maybe_unused,

@@ -49,6 +49,11 @@ int test__refcnt_attribution_slot_lookup(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_overwritten(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_borrowed(struct test_suite *test, int subtest);
 int test__refcnt_attribution_freed_holder(struct test_suite *test, int subtest);
+int test__refcnt_attribution_freed_holders(struct test_suite *test, int subtest);
+int test__refcnt_attribution_tail_calls(struct test_suite *test, int subtest);
+/* the tail calls of refcnt_attribution_tail_calls: not static, never cloned */
+void refcnt_tail_free(void *p);
+void refcnt_tail_hop(void *p);
 int test__refcnt_attribution_releases_nothing(struct test_suite *test, int subtest);
 int test__refcnt_attribution_owner(struct test_suite *test, int subtest);
 int test__refcnt_attribution_cached_lookup(struct test_suite *test, int subtest);

@@ -20,7 +20,10 @@
  * free chunk: perf_cpu_map keeps it at offset 0, so it has the leak only.
  * "holder" runs the clean shapes, then fills an array with references to
  * dsos (refcnt_holder_fill) that its teardown (refcnt_holder_exit) frees
- * without putting them: a leak no event of the teardown shows.
+ * without putting them: a leak no event of the teardown shows; then makes
+ * a list of entries that each hold a reference to one dso, which their
+ * teardown (refcnt_holder_entry_delete) frees without putting it, by a
+ * tail call to free().
  */
 #include <pthread.h>
 #include <signal.h>
@@ -30,6 +33,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include <linux/compiler.h>
+#include <linux/list.h>
 #include <linux/zalloc.h>
 #include <perf/cpumap.h>
 
@@ -209,6 +213,50 @@ static noinline void refcnt_holder_exit(struct dso **array)
 	zfree(&array);
 }
 
+#define REFCNT_HOLDER_ENTRIES	4
+
+/* Entries of a list, each holding a reference to one dso. */
+struct refcnt_holder_entry {
+	struct list_head	node;
+	struct dso		*dso;
+};
+
+/*
+ * An entry's teardown: the bug, no dso__put(). Its last act, free(), is a
+ * jump (a tail call): free() returns to the caller's loop.
+ */
+/* The workload is built without tail calls (Build): this one function has its own. */
+__attribute__((optimize("optimize-sibling-calls")))
+static noinline void refcnt_holder_entry_delete(struct refcnt_holder_entry *entry)
+{
+	free(entry);
+}
+
+/* A list of entries that all hold one dso, torn down by the entries' teardown. */
+static noinline int refcnt_holder_entries(void)
+{
+	struct dso *dso = refcnt_dso_new();
+	struct refcnt_holder_entry *entry, *next;
+	LIST_HEAD(list);
+	int err = 0;
+
+	for (int i = 0; dso && i < REFCNT_HOLDER_ENTRIES; i++) {
+		entry = malloc(sizeof(*entry));
+		if (!entry) {
+			err = 1;
+			break;
+		}
+		entry->dso = dso__get(dso);
+		list_add_tail(&entry->node, &list);
+	}
+	dso__put(dso);
+	list_for_each_entry_safe(entry, next, &list, node) {
+		list_del(&entry->node);
+		refcnt_holder_entry_delete(entry);
+	}
+	return err || !dso;
+}
+
 static noinline int refcnt_holder(void)
 {
 	struct dso **array = refcnt_holder_fill();
@@ -216,7 +264,7 @@ static noinline int refcnt_holder(void)
 	if (!array)
 		return 1;
 	refcnt_holder_exit(array);
-	return 0;
+	return refcnt_holder_entries();
 }
 
 /* the shapes of every type, with the bugs if @buggy */

@@ -30,6 +30,7 @@
 #include "hash.h"
 #include "heap_free.h"
 #include "scan.h"
+#include "call_site.h"
 #include "inline_scope.h"
 #include "spec.h"
 #include "symbolize.h"
@@ -57,6 +58,8 @@ struct refcnt_dso_handoff {
 	struct refcnt_handoff	*handoff;
 	struct refcnt_inline_scopes *inlines;
 	bool			inlines_tried;	/* @inlines was asked for */
+	struct refcnt_call_sites *calls;	/* once a free() was called from it */
+	bool			calls_tried;
 };
 
 /* A free()'s evsel: 0, 1 if its fields are not all there, or -ENOMEM. */
@@ -203,6 +206,7 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 
 			refcnt_handoff__delete(dh->handoff);
 			refcnt_inline_scopes__delete(dh->inlines);
+			refcnt_call_sites__delete(dh->calls);
 			dso__put(dh->dso);
 			free(dh);
 		}
@@ -234,6 +238,10 @@ struct refcnt_caller {
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
 	bool	frees;			/* a free wrapper's (refcnt_free_wrapper()) */
+	bool	freer_known;		/* @freer was looked up */
+	u64	freer;			/* a free() returning here: its caller's key, if
+					 * not this function's (call_site.h); 0 if not known
+					 */
 	bool	audited;		/* in a binary whose DWARF was read */
 	const u64 *holders;		/* per type, the handoff table's: handoff.h */
 	bool	inlines_known;		/* @scope was looked up */
@@ -331,9 +339,9 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
  * (another image may hold another function at the same address). NULL
  * only when out of memory.
  */
-static const struct refcnt_caller *decoder__site(struct refcnt_decoder *d,
-						 struct perf_sample *sample, u64 space, u64 site,
-						 bool return_address, bool inlines)
+static struct refcnt_caller *decoder__site(struct refcnt_decoder *d,
+					   struct perf_sample *sample, u64 space, u64 site,
+					   bool return_address, bool inlines)
 {
 	struct refcnt_space_addr lookup = { .space = space, .addr = site };
 	struct refcnt_caller *c = NULL;
@@ -530,12 +538,73 @@ static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re
 	return 0;
 }
 
+static bool name__frees(const char *name)
+{
+	return !strcmp(name, REFCNT_FREE_FUNC) || refcnt_free_wrapper(name);
+}
+
+/* The entry of a function of @arg's map (its dso's symbols), by name: DWARF's address. */
+static u64 map__entry_by_name(const char *name, void *arg)
+{
+	struct map *map = arg;
+	struct symbol *sym;
+
+	dso__sort_by_name(map__dso(map));
+	sym = dso__find_symbol_by_name(map__dso(map), name, NULL);
+	return sym ? map__rip_2objdump(map, sym->start) : 0;
+}
+
+/*
+ * free() returned to @c's site, of an audited binary: the key of the
+ * function that called it, if a tail call made it another one than @c's
+ * (call_site.h); 0 if not, or not known.
+ */
+static u64 decoder__freer(struct refcnt_decoder *d, struct perf_sample *sample,
+			  struct refcnt_caller *c)
+{
+	u64 addr = refcnt_sym__lookup_addr(c->site.addr, true), entry;
+	struct refcnt_dso_handoff *dh;
+	struct addr_location al;
+	struct thread *thread;
+
+	if (c->freer_known)
+		return c->freer;
+	c->freer_known = true;
+	thread = machine__findnew_thread(d->machine, sample->pid, sample->tid);
+	if (!thread)
+		return 0;
+	addr_location__init(&al);
+	dh = thread__find_map(thread, PERF_RECORD_MISC_USER, addr, &al) ?
+	     decoder__dso(d, map__dso(al.map), false) : NULL;
+	if (dh && !dh->calls_tried) {
+		dh->calls = refcnt_call_sites__new(dso__long_name(dh->dso));
+		dh->calls_tried = true;
+	}
+	if (dh && dh->calls) {
+		u64 ret = map__rip_2objdump(al.map, map__map_ip(al.map, c->site.addr));
+
+		entry = refcnt_call_sites__tail_caller(dh->calls, ret, name__frees,
+						       map__entry_by_name, al.map);
+		/* a function's start, as the engine keys functions */
+		if (entry)
+			c->freer = map__objdump_2mem(al.map, entry);
+	}
+	addr_location__exit(&al);
+	thread__put(thread);
+	if (c->freer &&
+	    decoder__caller(d, sample, c->site.space, c->freer, false, NULL) != c->freer)
+		c->freer = 0;
+	if (c->freer == c->key)
+		c->freer = 0;
+	return c->freer;
+}
+
 int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 				struct perf_sample *sample, struct refcnt_free *f)
 {
 	struct refcnt_evsel *re = evsel->priv;
-	const struct refcnt_caller *c = NULL;
-	u64 size, up;
+	struct refcnt_caller *c = NULL;
+	u64 size, up, freer;
 
 	if (!re || !re->heap_free)
 		return 1;
@@ -568,6 +637,13 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 	f->caller = c ? c->key : 0;
 	f->audited = c && c->audited;
 	f->up_caller = up ? decoder__caller(d, sample, f->space, up, true, NULL) : 0;
+	/* a tail call: free()'s caller left no frame, the site's function called it */
+	freer = f->audited ? decoder__freer(d, sample, c) : 0;
+	if (freer) {
+		f->up_caller = f->caller;
+		f->caller = freer;
+		f->site = freer;
+	}
 	return 0;
 }
 

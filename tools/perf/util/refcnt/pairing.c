@@ -1854,20 +1854,20 @@ static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lif
 }
 
 /*
- * Of the blocks freed with @object's address in them (their words the
- * scan found in freed memory), the one freed last, by a function that
- * never put the object; NULL if none.
+ * The blocks freed with @lt's object's address in them (their words the
+ * scan found in freed memory), by functions of the audited binary: their
+ * last frees, each once, the latest first, in @frees (up to
+ * REFCNT_SCAN_FREED_PER_OBJECT, as many as the scan keeps); how many.
  */
-static const struct refcnt_free *engine__holder_free(struct refcnt_engine *engine,
-						     const struct refcnt_lifetime *lt)
+static u32 engine__holder_frees(struct refcnt_engine *engine, const struct refcnt_lifetime *lt,
+				const struct refcnt_free **frees)
 {
 	const struct refcnt_scan_freed *sf = engine->scan_freed;
 	u64 addr = lt->object->key.addr, space = lt->object->key.space;
-	const struct refcnt_free *last = NULL;
-	u32 lo = 0, hi = engine->nr_scan_freed;
+	u32 lo = 0, hi = engine->nr_scan_freed, nr = 0;
 
 	if (!sf || !engine->frees || space != engine->scan_space)
-		return NULL;
+		return 0;
 	while (lo < hi) {
 		u32 mid = (lo + hi) / 2;
 
@@ -1878,11 +1878,20 @@ static const struct refcnt_free *engine__holder_free(struct refcnt_engine *engin
 	}
 	for (; lo < engine->nr_scan_freed && sf[lo].addr == addr; lo++) {
 		const struct refcnt_free *f = refcnt_frees__find(engine->frees, space, sf[lo].word);
+		u32 i;
 
-		if (f && free__never_put(f, lt) && (!last || f->time > last->time))
-			last = f;
+		if (!f || !f->caller || !f->audited || nr == REFCNT_SCAN_FREED_PER_OBJECT)
+			continue;
+		/* two words of one block: one free */
+		for (i = 0; i < nr && frees[i] != f; i++)
+			;
+		if (i < nr)
+			continue;
+		for (i = nr++; i > 0 && frees[i - 1]->time < f->time; i--)
+			frees[i] = frees[i - 1];
+		frees[i] = f;
 	}
-	return last;
+	return nr;
 }
 
 /* A block may look like objects of several types: one entry each. */
@@ -2185,6 +2194,12 @@ static bool engine__scan_missed(const struct refcnt_engine *engine,
 	       lt->object->type < 32 && (res->types & (1U << lt->object->type));
 }
 
+/* Did a store put @r in the block that @f freed? */
+static bool ref__in_block(const struct refcnt_ref *r, const struct refcnt_free *f)
+{
+	return r->slot && r->slot - f->block < f->size;
+}
+
 /*
  * The reference of @lt that free @f dropped: one a store put in the block
  * (slot_code.h), else the last one taken before it (at @site if not 0)
@@ -2202,7 +2217,7 @@ static u32 lifetime__freed_ref(const struct refcnt_lifetime *lt, const struct re
 
 		if (!r || r->lost_site || r->time >= f->time || (site && r->site != site))
 			continue;
-		in = r->slot && r->slot - f->block < f->size;
+		in = ref__in_block(r, f);
 		if (stored && !in)
 			continue;
 		if (pick == REFSET_NONE || in > stored ||
@@ -2217,79 +2232,99 @@ static u32 lifetime__freed_ref(const struct refcnt_lifetime *lt, const struct re
 #define FREE_AMBIGUOUS	((const struct refcnt_free *)1)
 
 /*
- * A leaked object's address is in a block freed by a function that never
- * put it: that free dropped a reference the block held, the last one
- * taken before it (refcnt_engine__freed()). It is told leaked first, at
- * that free; @sites keeps the free by the site that took the reference.
+ * A leaked object's address is in freed blocks: each of those frees
+ * dropped a reference its block held, while @budget (leaks not told yet)
+ * lasts. Which one: one that a store put in the block (slot_code.h),
+ * still outstanding, is; else, if the function that freed it never put
+ * the object, the last one taken before the free (refcnt_engine__freed()).
+ * They are told leaked first, at the free; @sites keeps each free by the
+ * site that took the reference.
  */
 static int engine__freed_holder(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
-				struct hashmap *sites)
+				struct hashmap *sites, u32 *budget)
 {
-	const struct refcnt_free *f = engine__holder_free(engine, lt), *other;
-	u32 pick = f ? lifetime__freed_ref(lt, f, 0) : REFSET_NONE;
+	const struct refcnt_free *frees[REFCNT_SCAN_FREED_PER_OBJECT], *f, *other;
+	u32 nr = engine__holder_frees(engine, lt, frees);
 	const struct refcnt_ref *r;
+	u32 pick;
 	long key;
+	int err;
 
-	if (pick == REFSET_NONE ||
-	    !refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true))
-		return 0;
-	engine->stats.freed_holding++;
-	r = refcnt_refset__at(&lt->refs, pick);
-	key = refcnt_type_addr__key(r->site, lt->object->type);
-	/* the references of a site that two functions dropped: siblings of neither */
-	if (hashmap__find(sites, key, &other) &&
-	    (other == FREE_AMBIGUOUS || other->caller != f->caller))
-		f = FREE_AMBIGUOUS;
-	return hashmap__set(sites, key, f, NULL, NULL);
+	for (u32 i = 0; i < nr && *budget; i++) {
+		f = frees[i];
+		pick = lifetime__freed_ref(lt, f, 0);
+		r = pick == REFSET_NONE ? NULL : refcnt_refset__at(&lt->refs, pick);
+		if (!r || (!ref__in_block(r, f) && !free__never_put(f, lt)) ||
+		    !refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true))
+			continue;
+		engine->stats.freed_holding++;
+		(*budget)--;
+		key = refcnt_type_addr__key(r->site, lt->object->type);
+		/* the references of a site that two functions dropped: siblings of neither */
+		if (hashmap__find(sites, key, &other) &&
+		    (other == FREE_AMBIGUOUS || other->caller != f->caller))
+			f = FREE_AMBIGUOUS;
+		err = hashmap__set(sites, key, f, NULL, NULL);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /*
- * A leaked object that no free names (malloc writes its links over a
- * freed block's first words, where its word was) whose reference was
- * taken where leaked ones were that a free dropped, all by one function:
- * the same holder's, if that function never put this object either.
+ * A leak that no free names (malloc writes its links over a freed block's
+ * first words, where its word was; the scan keeps a few words an object)
+ * whose reference was taken where leaked ones were that a free dropped,
+ * all by one function: the same holder's, if that function never put
+ * this object either, or if a store put the reference in a block that
+ * function freed last, after; while @budget (its leaks not told yet) lasts.
  */
 static void engine__freed_sibling(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
-				  struct hashmap *sites)
+				  struct hashmap *sites, u32 budget)
 {
-	/* named by a free of its own already */
-	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs) && budget; i++) {
 		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
-
-		if (r && r->lost_freed)
-			return;
-	}
-	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
-		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
-		const struct refcnt_free *f;
-		u32 pick;
+		const struct refcnt_free *f, *own;
 
 		if (!r || r->lost_site ||
 		    !hashmap__find(sites, refcnt_type_addr__key(r->site, lt->object->type), &f) ||
-		    f == FREE_AMBIGUOUS || !free__never_put(f, lt))
+		    f == FREE_AMBIGUOUS)
 			continue;
-		pick = lifetime__freed_ref(lt, f, r->site);
-		if (pick != REFSET_NONE &&
-		    refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true)) {
+		own = r->slot ? refcnt_frees__find(engine->frees, lt->object->key.space, r->slot) :
+		      NULL;
+		if (own && own->caller == f->caller && own->time > r->time && ref__in_block(r, own))
+			f = own;
+		else if (!free__never_put(f, lt))
+			continue;
+		if (refcnt_refset__set_lost(&lt->refs, i, f->site, f->caller, true)) {
 			engine->stats.freed_holding++;
-			return;
+			budget--;
 		}
 	}
 }
 
 /*
- * Has @lt's object a leak of its own, as the scan at exit sees it, and a
- * history with no event missed (a put not seen is a put not known)?
+ * The leaks of @lt's object of its own (not held by a leak), as the scan
+ * at exit sees them, less those told lost already; 0 if its history
+ * missed an event (a put not seen is a put not known).
  */
-static bool engine__direct_leak(struct refcnt_engine *engine, struct refcnt_lifetime *lt)
+static u32 engine__leaks_untold(struct refcnt_engine *engine, struct refcnt_lifetime *lt)
 {
 	const struct refcnt_scan_object *so = engine__scanned(engine, lt->object);
 	struct scanned_refs sr;
+	u32 n;
 
 	if (!so || object__uncertain(engine, lt->object))
-		return false;
+		return 0;
 	engine__scanned_refs(engine, so, max(lifetime__count(lt), 0), &sr);
-	return sr.leaked > sr.held;
+	n = sr.leaked > sr.held ? sr.leaked - sr.held : 0;
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs) && n; i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+
+		if (r && r->lost_site)
+			n--;
+	}
+	return n;
 }
 
 /*
@@ -2308,12 +2343,16 @@ static int engine__freed_holders(struct refcnt_engine *engine)
 	if (IS_ERR(sites))
 		return -ENOMEM;
 	list_for_each_entry(lt, &engine->live, node) {
-		if (engine__direct_leak(engine, lt))
-			err = err ?: engine__freed_holder(engine, lt, sites);
+		u32 budget = engine__leaks_untold(engine, lt);
+
+		if (budget && !err)
+			err = engine__freed_holder(engine, lt, sites, &budget);
 	}
 	list_for_each_entry(lt, &engine->live, node) {
-		if (!err && engine__direct_leak(engine, lt))
-			engine__freed_sibling(engine, lt, sites);
+		u32 budget = err ? 0 : engine__leaks_untold(engine, lt);
+
+		if (budget)
+			engine__freed_sibling(engine, lt, sites, budget);
 	}
 	hashmap__free(sites);
 	return err;
