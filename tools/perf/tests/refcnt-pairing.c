@@ -1433,7 +1433,9 @@ int test__refcnt_pairing_implausible_live(struct test_suite *test __maybe_unused
  * - the extra put: F puts the reference it took, then one more (H's). X's
  *   put before it released a reference of another function too, but F's
  *   second put is the one the double put names; the same when that second
- *   put is itself the over-release (main's);
+ *   put is itself the over-release (main's); the same when what F put
+ *   first was handed to it by a lookup C (machine__findnew_thread()'s
+ *   result, put twice by machine__process_fork_event());
  * - two references in one call: H takes two on B at once, C one; the
  *   destructor D puts two, not H's second: that one is the leak. A loop
  *   of calls that take one each (C's three) is not that: each repeats its
@@ -1478,6 +1480,21 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 		EV(31, GET,  OBJ_B, H, 0x18, 1, 3),
 		EV(40, PUT,  OBJ_B, W, 0x20, 1, 4),
 		EV(41, PUT,  OBJ_B, W, 0x20, 1, 3),
+	};
+	struct refcnt_event extra_put_handed[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(20, GET,  OBJ_A, G, 0x10, 1, 1),
+		EV(30, GET,  OBJ_A, C, 0x10, 1, 2),	/* called by F, hands it on */
+		EV(40, PUT,  OBJ_A, F, 0x20, 1, 3),
+		EV(41, PUT,  OBJ_A, F, 0x28, 1, 2),
+		EV(50, PUT,  OBJ_A, MAIN, 0x20, 1, 1),
+		EV(51, DIES, OBJ_A, MAIN, 0x20, 1, 0),
+		EV(60, PUT,  OBJ_A, G, 0x20, 1, 0),
+	};
+	static const struct expect exp_extra_put_handed[] = {
+		{ .kind = REFCNT_FINDING__DOUBLE_PUT, .obj = OBJ_A, .generation = 1,
+		  .site = FN_G + 0x20, .op = REFCNT_OP__PUT, .other = FN_MAIN + 0x20,
+		  .culprit = FN_F + 0x28 },
 	};
 	static const struct refcnt_event over_one_more[] = {
 		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
@@ -1562,6 +1579,17 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 			stream__run(extra_put, ARRAY_SIZE(extra_put), 0, &c, exp_extra_put,
 				    ARRAY_SIZE(exp_extra_put), &stats) == TEST_OK);
 	TEST_ASSERT_VAL("extra put: why", c.findings[0].why == REFCNT_WHY__ONE_MORE);
+
+	extra_put_handed[2].hands_on = true;
+	extra_put_handed[2].up[0] = FN_F;
+	extra_put_handed[2].owner = FN_F;
+	extra_put_handed[2].owner_site = FN_F + 0x8;
+	TEST_ASSERT_VAL("extra put of a lookup's result: findings",
+			stream__run(extra_put_handed, ARRAY_SIZE(extra_put_handed), 0, &c,
+				    exp_extra_put_handed, ARRAY_SIZE(exp_extra_put_handed),
+				    &stats) == TEST_OK);
+	TEST_ASSERT_VAL("extra put of a lookup's result: why",
+			c.findings[0].why == REFCNT_WHY__ONE_MORE);
 
 	TEST_ASSERT_VAL("over-release, one more: findings",
 			stream__run(over_one_more, ARRAY_SIZE(over_one_more), 0, &c,

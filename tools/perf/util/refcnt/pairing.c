@@ -61,6 +61,20 @@ struct refcnt_recent {
 	u8	op;
 };
 
+/*
+ * A reference a lookup handed to its owner (refcnt_event.owner), while the
+ * owner's call that received it may still be running: until an event on
+ * the object, on the same thread, runs outside the owner.
+ */
+struct refcnt_handed {
+	u64	time;
+	u64	site;
+	u64	owner;
+	u32	tid;
+};
+
+#define REFCNT_HANDED_RUNNING	4
+
 struct refcnt_object;
 
 struct refcnt_lifetime {
@@ -85,6 +99,9 @@ struct refcnt_lifetime {
 	 */
 	struct refcnt_ref	last;
 	bool			last_own;
+	/* the last references handed to owners that may still be running */
+	struct refcnt_handed	handed[REFCNT_HANDED_RUNNING];
+	u8			nr_handed;
 	/*
 	 * a put was paired by a guess, or the count resynced to the live
 	 * refcount: a later put with one choice left is no exact pair
@@ -947,6 +964,49 @@ static bool event__runs_above(const struct refcnt_event *ev, u64 fn)
 }
 
 /*
+ * An event on @lt's object: the owners it runs outside of, on its thread,
+ * have returned (what their calls were handed is theirs no more); then a
+ * reference it hands to its owner is the owner's while it runs.
+ */
+static void lifetime__track_handed(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	u8 n = 0;
+
+	for (u8 i = 0; i < lt->nr_handed; i++) {
+		const struct refcnt_handed *h = &lt->handed[i];
+
+		if (h->tid == ev->tid && h->owner != ev->caller && !event__runs_above(ev, h->owner))
+			continue;
+		lt->handed[n++] = *h;
+	}
+	lt->nr_handed = n;
+	if ((ev->op != REFCNT_OP__GET && ev->op != REFCNT_OP__BORN) || !ev->owner)
+		return;
+	if (lt->nr_handed == REFCNT_HANDED_RUNNING) {
+		memmove(lt->handed, lt->handed + 1,
+			sizeof(lt->handed[0]) * (REFCNT_HANDED_RUNNING - 1));
+		lt->nr_handed--;
+	}
+	lt->handed[lt->nr_handed++] = (struct refcnt_handed){
+		.time = ev->time, .site = ev->site, .owner = ev->owner, .tid = ev->tid,
+	};
+}
+
+/* Was @ref handed to @fn by a call that @fn, still running, made? */
+static bool lifetime__handed_running(const struct refcnt_lifetime *lt,
+				     const struct refcnt_ref *ref, u64 fn)
+{
+	for (u8 i = 0; i < lt->nr_handed; i++) {
+		const struct refcnt_handed *h = &lt->handed[i];
+
+		if (h->owner == fn && h->time == ref->time && h->site == ref->site &&
+		    h->tid == ref->tid)
+			return true;
+	}
+	return false;
+}
+
+/*
  * Was @ref taken, on the put's thread, by a function that is still running
  * above the put (one of its caller frames)? That function releases it
  * itself, or hands it on: a put in one of its callees is releasing
@@ -1413,9 +1473,12 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	 * same thread, nothing in between); a function that put one, then
 	 * had a callee put another (hist_entry__delete() and its
 	 * map_symbol__exit()); the first put that did not release a
-	 * reference its function took (EXACT or SAME_CALLER).
+	 * reference its function took (EXACT or SAME_CALLER), or one a lookup
+	 * handed that call of it.
 	 */
-	own = step->confidence <= REFCNT_PAIR__SAME_CALLER && ref__same_function(&step->paired, ev);
+	own = step->confidence <= REFCNT_PAIR__SAME_CALLER &&
+	      (ref__same_function(&step->paired, ev) ||
+	       lifetime__handed_running(lt, &step->paired, ev->caller));
 	if (lt->last.op == REFCNT_OP__PUT && lt->last.tid == ev->tid && ev->caller) {
 		if (lt->last_own && !own && lt->last.caller == ev->caller)
 			object__culprit(object, &put, CULPRIT__ONE_MORE);
@@ -1538,8 +1601,12 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	struct refcnt_ref ref;
 	int err;
 
-	if (ev->op == REFCNT_OP__BORN)
-		return engine__born(engine, object, ev, step);
+	if (ev->op == REFCNT_OP__BORN) {
+		err = engine__born(engine, object, ev, step);
+		if (!err && object->live)
+			lifetime__track_handed(object->live, ev);
+		return err;
+	}
 
 	if (object->generation && object->type != ev->type) {
 		/* another type's object at this address: this one was freed */
@@ -1583,6 +1650,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		lt = object->live;
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, lt, ev);
+		lifetime__track_handed(lt, ev);
 		ref__from_event(&ref, ev, REFCNT_OP__GET);
 		/*
 		 * At another site of the function: a call that takes one
@@ -1597,6 +1665,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	case REFCNT_OP__PUT:
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
+		lifetime__track_handed(object->live, ev);
 		return engine__put(engine, object, ev, step);
 	case REFCNT_OP__DIES:
 		return engine__dies(engine, object, ev, step);
