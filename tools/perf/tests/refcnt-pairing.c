@@ -1435,7 +1435,9 @@ int test__refcnt_pairing_implausible_live(struct test_suite *test __maybe_unused
  *   second put is the one the double put names; the same when that second
  *   put is itself the over-release (main's); the same when what F put
  *   first was handed to it by a lookup C (machine__findnew_thread()'s
- *   result, put twice by machine__process_fork_event());
+ *   result, put twice by machine__process_fork_event()), but not when X
+ *   worked on it in between, outside F: F's call that C handed it to had
+ *   returned;
  * - two references in one call: H takes two on B at once, C one; the
  *   destructor D puts two, not H's second: that one is the leak. A loop
  *   of calls that take one each (C's three) is not that: each repeats its
@@ -1590,6 +1592,18 @@ int test__refcnt_pairing_attribution(struct test_suite *test __maybe_unused,
 				    &stats) == TEST_OK);
 	TEST_ASSERT_VAL("extra put of a lookup's result: why",
 			c.findings[0].why == REFCNT_WHY__ONE_MORE);
+	{
+		struct refcnt_event later[ARRAY_SIZE(extra_put_handed) + 2];
+
+		memcpy(later, extra_put_handed, 3 * sizeof(later[0]));
+		later[3] = (struct refcnt_event)EV(32, GET, OBJ_A, X, 0x10, 1, 3);
+		later[4] = (struct refcnt_event)EV(33, PUT, OBJ_A, X, 0x20, 1, 4);
+		memcpy(later + 5, extra_put_handed + 3, 5 * sizeof(later[0]));
+		TEST_ASSERT_VAL("a lookup's result handed to an earlier call: findings",
+				!stream__collect(later, ARRAY_SIZE(later), 0, &c));
+		TEST_ASSERT_VAL("a lookup's result handed to an earlier call: not one more",
+				c.nr_findings && c.findings[0].why != REFCNT_WHY__ONE_MORE);
+	}
 
 	TEST_ASSERT_VAL("over-release, one more: findings",
 			stream__run(over_one_more, ARRAY_SIZE(over_one_more), 0, &c,
