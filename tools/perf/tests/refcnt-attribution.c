@@ -1499,6 +1499,75 @@ int test__refcnt_attribution_slot_overwritten(struct test_suite *test __maybe_un
 	return TEST_OK;
 }
 
+#define SLOT_AL		0x7ffc2000ULL	/* P's addr_location, in its frame */
+
+/*
+ * F's lookup result stored in the frame of P, its caller's caller (an
+ * addr_location that machine__resolve() fills in process_sample_event()'s
+ * frame): P owns it (@homed: the store's probe read the frames). P
+ * returned without putting it; its next call cleared the word (memset():
+ * a load then reads NULL there, if @cleared) and F stored the next one
+ * there: no store over the first. Both are P's leaks, at its call.
+ */
+static int slot_home(bool homed, bool cleared, struct collect *c)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, F, 0x10, 1, 1),
+		STORE_EV(12, OBJ_A, F, 0x10, SLOT_AL),
+		EV(15, GET, OBJ_A, X, 0x10, 1, 2),	/* X's, in between */
+		EV(16, PUT, OBJ_A, X, 0x18, 1, 3),
+		SLOT_EV(20, LOAD, 0, F, 0x08, 1, SLOT_AL),
+		EV(21, GET, OBJ_A, F, 0x20, 1, 2),	/* another path of F */
+		STORE_EV(22, OBJ_A, F, 0x20, SLOT_AL),
+	};
+
+	if (homed) {
+		for (int i = 2; i < (int)ARRAY_SIZE(evs); i += 5) {
+			evs[i].slot_home = FN_P;
+			evs[i].slot_home_site = FN_P + 0x30;
+		}
+	}
+	if (!cleared)
+		evs[5].slot_op = REFCNT_SLOT__NONE;	/* an event on NULL: none */
+	slot_stream__type(evs, ARRAY_SIZE(evs), "map");
+	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, c);
+}
+
+/* How many of @c's findings are leaks told at P's call, as its owner's. */
+static int slot_home__ps(const struct collect *c)
+{
+	int nr = 0;
+
+	for (int i = 0; i < c->nr_findings; i++) {
+		const struct refcnt_finding *f = &c->findings[i];
+
+		nr += f->kind == REFCNT_FINDING__LEAK && f->why == REFCNT_WHY__OWNER &&
+		      refcnt_finding__site(f)->site == FN_P + 0x30 &&
+		      refcnt_finding__site(f)->caller == FN_P;
+	}
+	return nr;
+}
+
+int test__refcnt_attribution_slot_home(struct test_suite *test __maybe_unused,
+				       int subtest __maybe_unused)
+{
+	struct collect c;
+
+	TEST_ASSERT_VAL("engine", !slot_home(true, true, &c));
+	pr_debug("%d findings, %d P's\n", c.nr_findings, slot_home__ps(&c));
+	TEST_ASSERT_VAL("two leaks, both P's", c.nr_findings == 2 && slot_home__ps(&c) == 2);
+	TEST_ASSERT_VAL("engine", !slot_home(false, true, &c));
+	TEST_ASSERT_VAL("frames not read: F's lookup results, none P's",
+			c.nr_findings == 2 && !slot_home__ps(&c));
+	TEST_ASSERT_VAL("engine", !slot_home(true, false, &c));
+	TEST_ASSERT_VAL("not cleared: the first stored over by F",
+			c.nr_findings == 2 && slot_home__ps(&c) == 1 &&
+			(c.findings[0].why == REFCNT_WHY__OVERWRITTEN ||
+			 c.findings[1].why == REFCNT_WHY__OVERWRITTEN));
+	return TEST_OK;
+}
+
 #define SLOT_COPY	0x55502000ULL	/* another holder's field, in the heap */
 
 /*

@@ -47,6 +47,9 @@ struct refcnt_evsel {
 	u8			slot_op;	/* a slot probe's: slot_code.h */
 	struct tep_format_field	*slot, *disp, *rel;
 	struct tep_format_field	*frame;		/* not in recordings made before */
+	/* a store's frame pointers, and the return addresses above (slot_code.h) */
+	struct tep_format_field	*fp[REFCNT_SLOT_FRAMES + 1];
+	struct tep_format_field	*ret[REFCNT_SLOT_FRAMES + 1];
 	/* a free() (REFCNT_FREE_EVENT): the block, its chunk's size, @site, and above */
 	bool			heap_free;
 	struct tep_format_field	*block, *size, *up;
@@ -61,6 +64,19 @@ struct refcnt_dso_handoff {
 	struct refcnt_call_sites *calls;	/* once a free() was called from it */
 	bool			calls_tried;
 };
+
+/* a frame is no bigger than this: a chain that jumps further is no chain */
+#define REFCNT_SLOT_FRAME_MAX	0x100000ULL
+
+/* A store's frame pointers and return addresses, if its recording has them. */
+static void decoder__frame_fields(struct refcnt_evsel *re, struct evsel *evsel)
+{
+	for (int k = 0; k <= REFCNT_SLOT_FRAMES; k++) {
+		re->fp[k] = evsel__field(evsel, refcnt_slot_fp_fields[k]);
+		re->ret[k] = refcnt_slot_ret_fields[k] ?
+			     evsel__field(evsel, refcnt_slot_ret_fields[k]) : NULL;
+	}
+}
 
 /* A free()'s evsel: 0, 1 if its fields are not all there, or -ENOMEM. */
 static int decoder__free_evsel(struct evsel *evsel)
@@ -153,6 +169,7 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		re->disp = evsel__field(evsel, "disp");
 		re->rel = evsel__field(evsel, "rel");
 		re->frame = evsel__field(evsel, "frame");
+		decoder__frame_fields(re, evsel);
 		if (re->slot_op && (!re->slot || !re->disp || !re->rel)) {
 			free(re);	/* damaged: neither a slot event nor an operation */
 			continue;
@@ -511,6 +528,39 @@ static bool field__in(const struct tep_format_field *field, const struct perf_sa
 }
 
 /*
+ * A store's slot in the frame of a function above the storing one, by the
+ * frame pointers its probe read: that function's key and the return address
+ * in it, in @ev (refcnt_event.slot_home). A frame's locals are below its
+ * frame pointer and above the one below it, its callee's saved frame
+ * pointer and return address; a chain that does not climb is no chain.
+ */
+static void decoder__slot_home(struct refcnt_decoder *d, const struct refcnt_evsel *re,
+			       struct evsel *evsel, struct perf_sample *sample,
+			       struct refcnt_event *ev)
+{
+	u64 fp[REFCNT_SLOT_FRAMES + 1];
+
+	for (int k = 0; k <= REFCNT_SLOT_FRAMES; k++) {
+		if (!re->fp[k] || !field__in(re->fp[k], sample) ||
+		    (k && (!re->ret[k] || !field__in(re->ret[k], sample))))
+			return;
+		fp[k] = format_field__intval(re->fp[k], sample, evsel->needs_swap);
+	}
+	for (int k = 1; k <= REFCNT_SLOT_FRAMES; k++) {
+		u64 ret;
+
+		if (fp[k] <= fp[k - 1] || fp[k] - fp[k - 1] > REFCNT_SLOT_FRAME_MAX)
+			return;
+		if (ev->slot < fp[k - 1] + 2 * sizeof(u64) || ev->slot >= fp[k])
+			continue;
+		ret = format_field__intval(re->ret[k], sample, evsel->needs_swap);
+		ev->slot_home = ret ? decoder__caller(d, sample, ev->space, ret, true, NULL) : 0;
+		ev->slot_home_site = ev->slot_home ? ret : 0;
+		return;
+	}
+}
+
+/*
  * A slot probe's event: the slot's address, and the site of the call it
  * belongs to (the get's or the put's return address; a copy's own), @rel
  * from the probe; for a store or a copy, the function of that call, and
@@ -532,6 +582,8 @@ static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re
 		return 0;
 	ev->slot_where = format_field__intval(re->frame, sample, evsel->needs_swap) ?
 			 REFCNT_SLOT_WHERE__FRAME : REFCNT_SLOT_WHERE__MEMORY;
+	if (ev->slot_op == REFCNT_SLOT__STORE && ev->slot_where == REFCNT_SLOT_WHERE__MEMORY)
+		decoder__slot_home(d, re, evsel, sample, ev);
 	/* a store's site is a call's return address; a copy's, its own */
 	ev->caller = decoder__caller(d, sample, ev->space, ev->site,
 				     ev->slot_op != REFCNT_SLOT__COPY, NULL);
@@ -680,7 +732,8 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		return 2;
 	}
 	ev->obj = format_field__intval(re->obj, sample, evsel->needs_swap);
-	if (!ev->obj) {
+	/* a load of NULL says the word holds no reference now: the engine's */
+	if (!ev->obj && re->slot_op != REFCNT_SLOT__LOAD) {
 		d->null_ops++;
 		return 1;
 	}

@@ -375,6 +375,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->lost_site = 0;
 	ref->lost_caller = 0;
 	ref->lost_freed = false;
+	ref->homed = false;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -1754,6 +1755,11 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 		return 0;
 	engine->stats.slots_stored++;
 	refcnt_slot_track__word_ref(engine->slot_track, ev->slot, time, site);
+	if (ev->slot_home && ev->slot_home_site) {
+		refcnt_refset__set_home(&object->live->refs, pos, ev->slot_home,
+					ev->slot_home_site);
+		engine->stats.slots_homed++;
+	}
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
 }
 
@@ -1795,6 +1801,11 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 
 	if (ev->op >= REFCNT_OP__MAX || ev->type >= REFCNT_TYPE__MAX_NR)
 		return -EINVAL;
+	if (ev->slot_op == REFCNT_SLOT__LOAD && !ev->obj) {
+		/* the word holds NULL: what was stored there is not (memset() cleared it) */
+		refcnt_slot_track__cleared(engine->slot_track, ev->slot);
+		return 0;
+	}
 	if (!ev->obj)
 		return 0;
 	if (ev->slot_op)
@@ -2162,7 +2173,11 @@ static struct left_ref *engine__left_refs(const struct refcnt_engine *engine,
 			continue;
 		l->ref = r;
 		l->slot = i;
-		l->pass = r->lost_site ? 0 : r->op != REFCNT_OP__GET ? 2 : r->twin ? 0 : 1;
+		/*
+		 * Lost, the second of a call's two, or in a frame that died
+		 * with its function: leaks first
+		 */
+		l->pass = r->lost_site || r->homed || r->twin ? 0 : r->op != REFCNT_OP__GET ? 2 : 1;
 		refcnt_release_share__get(engine->shares, lt->object->type, ref__share_site(r),
 					  &l->taken, &l->released);
 		(*nr)++;

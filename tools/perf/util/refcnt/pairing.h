@@ -182,6 +182,15 @@ struct refcnt_event {
 	u8	slot_op;
 	u64	slot;
 	u8	slot_where;	/* a store's: enum refcnt_slot_where */
+	/*
+	 * A store's slot in the frame of a function above the storing one
+	 * (an addr_location that machine__resolve() fills, in its caller's
+	 * frame): that function's key, and the return address in it; 0 if
+	 * not, or not known. The reference is that function's: its frame
+	 * dies when it returns.
+	 */
+	u64	slot_home;
+	u64	slot_home_site;
 };
 
 /*
@@ -221,6 +230,9 @@ struct refcnt_ref {
 	u32	tid;
 	bool	lost_freed;	/* @lost_site freed a block that held it instead
 				 * (heap_free.h): REFCNT_WHY__FREED_HOLDING
+				 */
+	bool	homed;		/* @owner is the function whose frame a store
+				 * put it in (refcnt_event.slot_home)
 				 */
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
@@ -427,6 +439,7 @@ struct refcnt_engine_stats {
 	u64	slot_loads;	/* puts whose argument a load showed the slot of */
 	u64	slot_pairs;	/* of those, paired by the slot */
 	u64	overwritten;	/* references whose slot was stored over */
+	u64	slots_homed;	/* of those stored, in a caller's frame */
 	u64	slot_words_full;	/* stores not followed: too many words */
 	u64	frees;		/* free() events (refcnt_engine__freed()) */
 	u64	frees_dropped;	/* of their blocks, not kept: too many */

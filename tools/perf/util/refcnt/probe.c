@@ -1740,10 +1740,56 @@ static int slot_arg(struct probe_trace_event *tev, const char *name, const char 
 }
 
 /*
+ * @value dereferenced @nr times, at @derefs' offsets in turn: "+8(+0(%bp))"
+ * is { 0, 8 }. Returns 0 or -ENOMEM.
+ */
+static int slot_arg_chain(struct probe_trace_event *tev, const char *name, const char *value,
+			  const long *derefs, int nr)
+{
+	struct probe_trace_arg *arg = &tev->args[tev->nargs];
+	struct probe_trace_arg_ref **next;
+	int err = slot_arg(tev, name, "x64", value, nr ? &derefs[0] : NULL);
+
+	/* the first applied is the arg's ref, each next one is applied to its result */
+	next = err || !nr ? NULL : &arg->ref->next;
+	for (int i = 1; next && i < nr; i++) {
+		*next = zalloc(sizeof(**next));
+		if (!*next)
+			return -ENOMEM;
+		(*next)->offset = derefs[i];
+		next = &(*next)->next;
+	}
+	return err;
+}
+
+/*
+ * The frames above a store's function, for a slot that is no local of its
+ * own (refcnt_event.slot_home): the frame pointer chain, REFCNT_SLOT_FRAMES
+ * of them, and the return address in each frame's function.
+ */
+static int slot_probe__frames(struct probe_trace_event *tev)
+{
+	long derefs[REFCNT_SLOT_FRAMES + 1] = { 0 };
+	int err = 0;
+
+	for (int k = 0; k <= REFCNT_SLOT_FRAMES && !err; k++)
+		err = slot_arg_chain(tev, refcnt_slot_fp_fields[k], "%bp", derefs, k);
+	for (int k = 1; k <= REFCNT_SLOT_FRAMES && !err; k++) {
+		/* the return address is the word above the saved frame pointer */
+		derefs[k - 1] = sizeof(u64);
+		err = slot_arg_chain(tev, refcnt_slot_ret_fields[k], "%bp", derefs, k);
+		derefs[k - 1] = 0;
+	}
+	return err;
+}
+
+/*
  * A slot probe fetches the reference (the register stored, or the word
  * loaded), the slot's base and displacement, where the call is from the
  * probe (rel: the site, its return address, is the probe's ip + rel), and
- * whether a store's slot is a local of its own frame (frame: 1).
+ * whether a store's slot is a local of its own frame (frame: 1); for a
+ * store to another slot, while its function's frame pointer is its own
+ * (not emulated at a jump after a leave), the frames above.
  */
 static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt_probe *p)
 {
@@ -1756,7 +1802,7 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 	char disp[32], rel[32];
 	int ret = -ENOMEM;
 
-	tev.args = calloc(5, sizeof(*tev.args));
+	tev.args = calloc(5 + 2 * REFCNT_SLOT_FRAMES + 1, sizeof(*tev.args));
 	if (!tev.args)
 		return -ENOMEM;
 	snprintf(disp, sizeof(disp), "\\%ld", p->slot.disp);
@@ -1768,6 +1814,9 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 	    slot_arg(&tev, "disp", "s64", disp, NULL) ||
 	    slot_arg(&tev, "rel", "s64", rel, NULL) ||
 	    slot_arg(&tev, "frame", "u8", p->slot.frame ? "\\1" : "\\0", NULL))
+		goto out;
+	if (p->slot.op == REFCNT_SLOT__STORE && !p->slot.frame_gone && !p->slot.frame &&
+	    slot_probe__frames(&tev))
 		goto out;
 	ret = probe_file__add_event(fd, &tev);
 out:

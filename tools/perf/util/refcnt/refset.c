@@ -233,6 +233,18 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 	return 0;
 }
 
+void refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site)
+{
+	struct refcnt_ref *ref;
+
+	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.homed)
+		return;
+	ref = &set->slots[pos].ref;
+	ref->owner = owner;
+	ref->owner_site = site;
+	ref->homed = true;
+}
+
 bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller,
 			     bool freed)
 {

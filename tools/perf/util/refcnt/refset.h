@@ -75,6 +75,12 @@ const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 
 int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot);
 
 /*
+ * The reference at @pos was stored in the frame of @owner, which holds
+ * @site: it is that function's (once: the first store's).
+ */
+void refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site);
+
+/*
  * The reference at @pos was lost at @site in @caller: stored over, or
  * with @freed a block that held it freed (once: the first). Returns false
  * if it already was, or is no reference.

@@ -446,6 +446,7 @@ static void slot__defer_store(csh handle, const cs_insn *insn, size_t n, size_t 
 			      struct refcnt_slot_insn *si)
 {
 	x86_reg base = slot__base_reg(si->base);
+	bool frame_gone = false;
 
 	for (size_t j = s + 1; j < n && j <= s + SLOT_INSNS && base != X86_REG_INVALID; j++) {
 		if (slot_insn__emulated(&insn[j])) {
@@ -454,8 +455,11 @@ static void slot__defer_store(csh handle, const cs_insn *insn, size_t n, size_t 
 			si->vaddr = insn[j].address;
 			si->value = NULL;
 			si->emulated = true;
+			si->frame_gone = frame_gone;
 			return;
 		}
+		/* a leave before a jump out: the frame pointer is the caller's there */
+		frame_gone |= refcnt_x86_insn_writes(handle, &insn[j], X86_REG_RBP);
 		if (slot_insn__branches(handle, &insn[j]) ||
 		    refcnt_x86_insn_writes(handle, &insn[j], base) ||
 		    slot_insn__writes_memory(handle, &insn[j]))

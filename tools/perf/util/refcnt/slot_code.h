@@ -24,6 +24,15 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+/*
+ * A store to a slot that is no local of its own frame fetches the frame
+ * pointers of the store's function and of this many above it, and the
+ * return address in each of those (probe.c): the function whose frame the
+ * slot is in owns what is stored there (an addr_location that
+ * machine__resolve() fills is its caller's).
+ */
+#define REFCNT_SLOT_FRAMES	3
+
 enum refcnt_slot_op {
 	REFCNT_SLOT__NONE,
 	REFCNT_SLOT__STORE,	/* after a call returning a reference */
@@ -40,6 +49,7 @@ struct refcnt_slot_insn {
 	u64		store;		/* a store's own address */
 	const char	*store_value;	/* the register it stores, NULL: a vector's lane */
 	bool		emulated;	/* a store probed on a call or jump after it */
+	bool		frame_gone;	/* ... after the frame pointer was restored */
 	u64		call;		/* the call's return address (its site) */
 	const char	*base;		/* uprobe name of the slot's base register */
 	long		disp;		/* the slot is at base + disp */

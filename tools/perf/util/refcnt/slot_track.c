@@ -237,6 +237,14 @@ int refcnt_slot_track__copied(struct refcnt_slot_track *st, const struct refcnt_
 	return 0;
 }
 
+void refcnt_slot_track__cleared(struct refcnt_slot_track *st, u64 slot)
+{
+	struct refcnt_slot_word *w;
+
+	if (slot && hashmap__delete(st->words, slot, NULL, &w))
+		free(w);
+}
+
 bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 			     struct refcnt_slot_word *word)
 {

@@ -74,6 +74,9 @@ int refcnt_slot_track__copied(struct refcnt_slot_track *st, const struct refcnt_
 void refcnt_slot_track__word_ref(struct refcnt_slot_track *st, u64 slot, u64 time, u64 site);
 
 /* What the word at @slot holds, if a store to it was seen: @word. */
+/* A load read NULL from the word at @slot: what a store put there is gone. */
+void refcnt_slot_track__cleared(struct refcnt_slot_track *st, u64 slot);
+
 bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 			     struct refcnt_slot_word *word);
 

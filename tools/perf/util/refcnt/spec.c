@@ -245,6 +245,14 @@ int refcnt_event_name__slot(const char *name)
 	return seq[2] == REFCNT_LOAD_PREFIX[0] ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
 }
 
+const char * const refcnt_slot_fp_fields[REFCNT_SLOT_FRAMES + 1] = {
+	"fp0", "fp1", "fp2", "fp3",
+};
+
+const char * const refcnt_slot_ret_fields[REFCNT_SLOT_FRAMES + 1] = {
+	NULL, "ret1", "ret2", "ret3",
+};
+
 /* The functions that only free what they are given: a free() they call is their caller's. */
 static const char * const refcnt_free_wrappers[] = {
 	"__zfree",	/* tools/lib/zalloc.c: zfree() */

@@ -91,6 +91,14 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 int refcnt_event_name__slot(const char *name);
 
 /*
+ * A store's fields that say the frames above it (slot_code.h): the frame
+ * pointers "fp0" (its own) to "fp<REFCNT_SLOT_FRAMES>", and the return
+ * addresses "ret1" (in its caller) on: NULL where there is none.
+ */
+extern const char * const refcnt_slot_fp_fields[];
+extern const char * const refcnt_slot_ret_fields[];
+
+/*
  * The allocator's side (heap_free.h), probed with --slots: libc's free()
  * as event "heap__free", which fetches the block, its chunk's size word,
  * the return address and the one above it (8(%bp): the frame of the
