@@ -49,6 +49,7 @@ int test__refcnt_attribution_slot_lookup(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_overwritten(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_borrowed(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_home(struct test_suite *test, int subtest);
+int test__refcnt_attribution_copied(struct test_suite *test, int subtest);
 int test__refcnt_attribution_freed_holder(struct test_suite *test, int subtest);
 int test__refcnt_attribution_freed_holders(struct test_suite *test, int subtest);
 int test__refcnt_attribution_tail_calls(struct test_suite *test, int subtest);

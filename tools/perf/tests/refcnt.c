@@ -167,6 +167,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_slot_overwritten),
 	TEST_CASE("refcnt attribution: a reference in a caller's frame is that caller's",
 		  refcnt_attribution_slot_home),
+	TEST_CASE("refcnt attribution: a double put is the copy constructor's that took no get",
+		  refcnt_attribution_copied),
 	TEST_CASE("refcnt attribution: a double put is the copy's that kept a pointer, no get",
 		  refcnt_attribution_slot_borrowed),
 	TEST_CASE("refcnt attribution: a leak is the free's of a holder that never put it",

@@ -59,9 +59,10 @@ int refcnt_call_sites__tails(struct refcnt_call_sites *cs, u64 entry,
 /*
  * Which function called free() when it returned to @ret: the one that
  * the call at @ret reached, at the end of its tail calls (each followed
- * while it is the function's only tail call, up to REFCNT_TAIL_HOPS); its
+ * while it is the function's only tail call, up to REFCNT_TAIL_HOPS; the
+ * last one reached where they stop, or where the DWARF shows none); its
  * entry. 0 when the call at @ret called free() itself, when it was
- * indirect, or when the DWARF cannot tell.
+ * indirect, or when no call site of the DWARF returns to @ret.
  */
 u64 refcnt_call_sites__tail_caller(struct refcnt_call_sites *cs, u64 ret,
 				   refcnt_call_is_free_t is_free,

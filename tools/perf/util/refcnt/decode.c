@@ -43,6 +43,7 @@ struct refcnt_evsel {
 	struct tep_format_field	*live;
 	struct tep_format_field	*site;		/* entry probes: return address */
 	struct tep_format_field	*ret_ip;	/* return probes: the call site */
+	struct tep_format_field	*func;		/* return probes: the function */
 	int			uncovered;	/* index in decoder->uncovered, or -1 */
 	u8			slot_op;	/* a slot probe's: slot_code.h */
 	struct tep_format_field	*slot, *disp, *rel;
@@ -178,6 +179,7 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		re->live = evsel__field(evsel, "live");
 		re->site = evsel__field(evsel, "site");
 		re->ret_ip = evsel__field(evsel, "__probe_ret_ip");
+		re->func = evsel__field(evsel, "__probe_func");
 		if (!re->obj) {
 			free(re);
 			continue;
@@ -255,6 +257,7 @@ struct refcnt_caller {
 	u64	key;			/* its start, 0 if unknown */
 	u16	handoff;		/* the types it hands its caller */
 	bool	frees;			/* a free wrapper's (refcnt_free_wrapper()) */
+	u16	clones;			/* the types it copies (handoff.h) */
 	bool	freer_known;		/* @freer was looked up */
 	u64	freer;			/* a free() returning here: its caller's key, if
 					 * not this function's (call_site.h); 0 if not known
@@ -334,6 +337,7 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 		c->frees = refcnt_free_wrapper(al.sym->name);
 		c->audited = dh && dh->handoff;
 		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
+		c->clones = dh ? refcnt_handoff__clones(dh->handoff, al.sym->start) : 0;
 		c->holders = dh ? refcnt_handoff__holders(dh->handoff, al.sym->start) : NULL;
 		if (inlines && dh) {
 			/* the address in the binary, as its DWARF has it */
@@ -551,7 +555,9 @@ static void decoder__slot_home(struct refcnt_decoder *d, const struct refcnt_evs
 
 		if (fp[k] <= fp[k - 1] || fp[k] - fp[k - 1] > REFCNT_SLOT_FRAME_MAX)
 			return;
-		if (ev->slot < fp[k - 1] + 2 * sizeof(u64) || ev->slot >= fp[k])
+		/* above the frame below's saved frame pointer and return address */
+		if (ev->slot <= fp[k - 1] || ev->slot - fp[k - 1] < 2 * sizeof(u64) ||
+		    ev->slot >= fp[k])
 			continue;
 		ret = format_field__intval(re->ret[k], sample, evsel->needs_swap);
 		ev->slot_home = ret ? decoder__caller(d, sample, ev->space, ret, true, NULL) : 0;
@@ -699,6 +705,16 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 	return 0;
 }
 
+/* The constructor at @entry, if it copies @ev's type (handoff.h): its key; else 0. */
+static u64 decoder__clone(struct refcnt_decoder *d, struct perf_sample *sample,
+			  const struct refcnt_event *ev, u64 entry)
+{
+	const struct refcnt_caller *c = entry ? decoder__site(d, sample, ev->space, entry,
+							      false, false) : NULL;
+
+	return c && c->key == entry && (c->clones & (1U << ev->type)) ? c->key : 0;
+}
+
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 			   struct perf_sample *sample, struct refcnt_event *ev)
 {
@@ -756,6 +772,10 @@ int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,
 		return_address = false;
 	}
 	handoff = decoder__function(d, sample, ev, return_address);
+	if (ev->op == REFCNT_OP__BORN && re->func && field__in(re->func, sample))
+		ev->born_clone = decoder__clone(d, sample, ev,
+						format_field__intval(re->func, sample,
+								     evsel->needs_swap));
 	ev->stack = decoder__stack(d, sample, ev->space);
 	decoder__up(d, sample, ev, re->site ? 1 : 0);
 	if (ev->op == REFCNT_OP__BORN || ev->op == REFCNT_OP__GET)

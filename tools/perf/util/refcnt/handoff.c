@@ -31,6 +31,7 @@
 struct handoff_fn {
 	u16	handoff;			/* the types it hands on */
 	u16	returns;			/* of those, the ones it returns */
+	u16	clones;				/* of those, the ones it copies */
 	u64	holders[REFCNT_TYPE__MAX_NR];	/* per type: ids of its holders */
 };
 
@@ -105,6 +106,29 @@ u16 refcnt_die__handoff(Dwarf_Die *sp)
 			continue;
 		t = refcnt_die__pointed_type(&type, 2);
 		if (t >= 0)
+			mask |= 1U << t;
+	} while (!dwarf_siblingof(&param, &param));
+	return mask;
+}
+
+/*
+ * Of the types @returns, those the function of subprogram DIE @sp also
+ * takes a pointer to: a copy constructor (map__clone(struct map *)).
+ */
+static u16 handoff__die_clones(Dwarf_Die *sp, u16 returns)
+{
+	Dwarf_Die type, param;
+	u16 mask = 0;
+	int t;
+
+	if (!returns || dwarf_child(sp, &param))
+		return 0;
+	do {
+		if (dwarf_tag(&param) != DW_TAG_formal_parameter ||
+		    !die_get_real_type(&param, &type))
+			continue;
+		t = refcnt_die__pointed_type(&type, 1);
+		if (t >= 0 && (returns & (1U << t)))
 			mask |= 1U << t;
 	} while (!dwarf_siblingof(&param, &param));
 	return mask;
@@ -227,6 +251,7 @@ static int handoff__scan_cu(struct refcnt_handoff *h, Dwarf_Die *cu)
 		memset(&fn, 0, sizeof(fn));
 		fn.handoff = refcnt_die__handoff(&die);
 		fn.returns = handoff__die_returns(&die);
+		fn.clones = handoff__die_clones(&die, fn.returns);
 		handoff__holders(h, &die, fn.holders);
 		for (int t = 0; t < REFCNT_TYPE__MAX_NR; t++)
 			any |= !!fn.holders[t];
@@ -345,6 +370,13 @@ u16 refcnt_handoff__returns(const struct refcnt_handoff *h, u64 start)
 	const struct handoff_fn *fn = handoff__fn(h, start);
 
 	return fn ? fn->returns : 0;
+}
+
+u16 refcnt_handoff__clones(const struct refcnt_handoff *h, u64 start)
+{
+	const struct handoff_fn *fn = handoff__fn(h, start);
+
+	return fn ? fn->clones : 0;
 }
 
 const u64 *refcnt_handoff__holders(const struct refcnt_handoff *h, u64 start)

@@ -36,6 +36,12 @@ u16 refcnt_handoff__types(const struct refcnt_handoff *h, u64 start);
 u16 refcnt_handoff__returns(const struct refcnt_handoff *h, u64 start);
 
 /*
+ * Of those, the types it also takes a pointer to: it makes a copy of one
+ * (map__clone()), and what the copy points to it may copy with no get.
+ */
+u16 refcnt_handoff__clones(const struct refcnt_handoff *h, u64 start);
+
+/*
  * The holders of the function at @start, per type (REFCNT_TYPE__MAX_NR
  * of them, in the table, as long as it lives): of the structs its
  * parameters point to (and those they embed), the ones with a member that
@@ -80,6 +86,12 @@ static inline u16 refcnt_handoff__types(const struct refcnt_handoff *h __maybe_u
 
 static inline u16 refcnt_handoff__returns(const struct refcnt_handoff *h __maybe_unused,
 					  u64 start __maybe_unused)
+{
+	return 0;
+}
+
+static inline u16 refcnt_handoff__clones(const struct refcnt_handoff *h __maybe_unused,
+					 u64 start __maybe_unused)
 {
 	return 0;
 }

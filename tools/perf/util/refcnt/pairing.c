@@ -155,6 +155,9 @@ struct refcnt_object {
 	bool			over_released;	/* this lifetime, while live */
 	u8			culprit_level;	/* enum culprit_level of @culprit */
 	bool			followed;
+	/* born last by a copy constructor (refcnt_event.born_clone), and when */
+	u64			clone_fn;
+	u64			clone_time;
 };
 
 /* How likely a put is the extra one, least first (see engine__put()). */
@@ -162,6 +165,7 @@ enum culprit_level {
 	CULPRIT__NONE,
 	CULPRIT__NOT_ITS_OWN,	/* released no reference its function took */
 	CULPRIT__BORROWED,	/* a put of a pointer copied with no get */
+	CULPRIT__COPIED,	/* ... by a copy constructor: the whole struct */
 	CULPRIT__TWO_AT_ONCE,	/* a function put it, then a callee one more */
 	CULPRIT__ONE_MORE,	/* a function put its own, then one more */
 };
@@ -231,6 +235,7 @@ static const char * const why_names[REFCNT_WHY__MAX] = {
 	[REFCNT_WHY__OVERWRITTEN]	= "stored over",
 	[REFCNT_WHY__BORROWED]		= "stored without a get",
 	[REFCNT_WHY__FREED_HOLDING]	= "freed holding it",
+	[REFCNT_WHY__COPIED]		= "copied without a get",
 };
 
 const char *refcnt_site_why__name(enum refcnt_site_why why)
@@ -375,7 +380,8 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->lost_site = 0;
 	ref->lost_caller = 0;
 	ref->lost_freed = false;
-	ref->homed = false;
+	ref->home = 0;
+	ref->home_site = 0;
 	ref->twin = false;
 	ref->op = op;
 }
@@ -593,6 +599,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	object->culprit_level = CULPRIT__NONE;
 	refcnt_suspects__reset(&object->suspects);
 	object->dead_gets = 0;
+	object->clone_fn = 0;	/* a birth sets it after */
 	engine->stats.objects[ev->type]++;
 	engine->stats.live_lifetimes++;
 	return 0;
@@ -1339,6 +1346,7 @@ static enum refcnt_site_why object__culprit_why(const struct refcnt_object *obje
 {
 	switch (object->culprit_level) {
 	case CULPRIT__BORROWED:		return REFCNT_WHY__BORROWED;
+	case CULPRIT__COPIED:		return REFCNT_WHY__COPIED;
 	case CULPRIT__ONE_MORE:		return REFCNT_WHY__ONE_MORE;
 	case CULPRIT__TWO_AT_ONCE:	return REFCNT_WHY__TWO_AT_ONCE;
 	case CULPRIT__NOT_ITS_OWN:	return REFCNT_WHY__NOT_ITS_OWN;
@@ -1414,6 +1422,64 @@ static void engine__borrowed_put(struct refcnt_engine *engine, struct refcnt_obj
 	object__culprit(object, &culprit, CULPRIT__BORROWED);
 }
 
+/* words below a slot searched for the object that holds it */
+#define REFCNT_HOLDER_WORDS	32
+
+/*
+ * The object (of the audited types) that starts closest below @slot in
+ * @space, within REFCNT_HOLDER_WORDS words: the struct that holds the word,
+ * live or dying (map__delete() puts its dso after the map's death).
+ */
+static struct refcnt_object *engine__holder_at(const struct refcnt_engine *engine, u64 space,
+					       u64 slot)
+{
+	u64 word = slot & ~(u64)(sizeof(u64) - 1);
+
+	for (u64 k = 0; k < REFCNT_HOLDER_WORDS && word >= k * sizeof(u64); k++) {
+		struct refcnt_space_addr key = { .space = space, .addr = word - k * sizeof(u64) };
+		struct refcnt_object *object;
+
+		if (hashmap__find(engine->objects, &key, &object) && object->generation)
+			return object;
+	}
+	return NULL;
+}
+
+/*
+ * A put of what the word at @slot held, in an object a copy constructor
+ * made (map__clone(): memdup() of the original, then a get of what the
+ * copy points to), when no store put @object there since that birth (a
+ * store probe sees the get's): a copy without that get, which makes the
+ * copy's put one too many. Named at the copy constructor, with the put's
+ * callchain.
+ */
+static void engine__cloned_put(struct refcnt_engine *engine, struct refcnt_object *object,
+			       const struct refcnt_ref *put, u64 slot)
+{
+	struct refcnt_object *holder;
+	struct refcnt_slot_word w;
+	struct refcnt_ref culprit;
+
+	if (!slot || engine->stats.slot_words_full)
+		return;
+	holder = engine__holder_at(engine, object->key.space, slot);
+	if (!holder || holder == object || !holder->clone_fn || holder->clone_time > put->time)
+		return;
+	/*
+	 * A store of it there by the constructor (its get, before the birth
+	 * returned), or by anyone since
+	 */
+	if (refcnt_slot_track__word(engine->slot_track, slot, &w) &&
+	    w.space == object->key.space && w.obj == object->key.addr &&
+	    (w.caller == holder->clone_fn || w.ref_time >= holder->clone_time))
+		return;
+	culprit = *put;
+	culprit.site = holder->clone_fn;
+	culprit.caller = holder->clone_fn;
+	culprit.scope = 0;
+	object__culprit(object, &culprit, CULPRIT__COPIED);
+}
+
 /* The function of put @ev put @lt's object; it and those above it had it put. */
 static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
 {
@@ -1441,6 +1507,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
 	engine__borrowed_put(engine, object, &put, slot);
+	engine__cloned_put(engine, object, &put, slot);
 	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, ev, slot, &pick)) {
 		step->confidence = REFCNT_PAIR__SLOT;
 		engine->stats.slot_pairs++;
@@ -1606,6 +1673,8 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		err = engine__born(engine, object, ev, step);
 		if (!err && object->live)
 			lifetime__track_handed(object->live, ev);
+		object->clone_fn = ev->born_clone;
+		object->clone_time = ev->time;
 		return err;
 	}
 
@@ -1706,8 +1775,7 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 		engine->stats.slot_words_full++;
 	if (ret <= 0)
 		return ret == -ENOMEM ? ret : 0;
-	if (prev.space != ev->space || prev.type != ev->type || prev.site == ev->site ||
-	    !prev.ref_time)
+	if (prev.space != ev->space || prev.type != ev->type || !prev.ref_time)
 		return 0;
 	key = (struct refcnt_space_addr){ .space = prev.space, .addr = prev.obj };
 	if (!hashmap__find(engine->objects, &key, &object) || !object->live ||
@@ -1717,6 +1785,10 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 	pos = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, ev->slot, ref__stored_last,
 					       &prev, (u32)-1);
 	if (pos == REFSET_NONE)
+		return 0;
+	/* stored over while its frame lived: not that frame's to lose any more */
+	refcnt_refset__set_home(&lt->refs, pos, 0, 0);
+	if (prev.site == ev->site)
 		return 0;
 	if (refcnt_refset__set_lost(&lt->refs, pos, ev->site, ev->caller, false))
 		engine->stats.overwritten++;
@@ -1755,11 +1827,9 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 		return 0;
 	engine->stats.slots_stored++;
 	refcnt_slot_track__word_ref(engine->slot_track, ev->slot, time, site);
-	if (ev->slot_home && ev->slot_home_site) {
-		refcnt_refset__set_home(&object->live->refs, pos, ev->slot_home,
-					ev->slot_home_site);
+	if (ev->slot_home && ev->slot_home_site &&
+	    refcnt_refset__set_home(&object->live->refs, pos, ev->slot_home, ev->slot_home_site))
 		engine->stats.slots_homed++;
-	}
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
 }
 
@@ -1803,7 +1873,7 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 		return -EINVAL;
 	if (ev->slot_op == REFCNT_SLOT__LOAD && !ev->obj) {
 		/* the word holds NULL: what was stored there is not (memset() cleared it) */
-		refcnt_slot_track__cleared(engine->slot_track, ev->slot);
+		refcnt_slot_track__cleared(engine->slot_track, ev);
 		return 0;
 	}
 	if (!ev->obj)
@@ -2042,11 +2112,12 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		f.culprit.caller = ref->lost_caller;
 		f.has_culprit = true;
 		f.why = ref->lost_freed ? REFCNT_WHY__FREED_HOLDING : REFCNT_WHY__OVERWRITTEN;
-	} else if (kind == REFCNT_FINDING__LEAK && !ref->twin && ref->owner_site &&
+	} else if (kind == REFCNT_FINDING__LEAK && !ref->twin && (ref->home || ref->owner_site) &&
 		   (ref->op == REFCNT_OP__BORN || ref->op == REFCNT_OP__GET)) {
+		/* the frame it was stored in is its owner's, if it is still there */
 		f.culprit = *ref;
-		f.culprit.site = ref->owner_site;
-		f.culprit.caller = ref->owner;
+		f.culprit.site = ref->home ? ref->home_site : ref->owner_site;
+		f.culprit.caller = ref->home ?: ref->owner;
 		f.has_culprit = true;
 		f.why = REFCNT_WHY__OWNER;
 	}
@@ -2177,7 +2248,7 @@ static struct left_ref *engine__left_refs(const struct refcnt_engine *engine,
 		 * Lost, the second of a call's two, or in a frame that died
 		 * with its function: leaks first
 		 */
-		l->pass = r->lost_site || r->homed || r->twin ? 0 : r->op != REFCNT_OP__GET ? 2 : 1;
+		l->pass = r->lost_site || r->home || r->twin ? 0 : r->op != REFCNT_OP__GET ? 2 : 1;
 		refcnt_release_share__get(engine->shares, lt->object->type, ref__share_site(r),
 					  &l->taken, &l->released);
 		(*nr)++;
@@ -2338,7 +2409,8 @@ static int engine__freed_holder(struct refcnt_engine *engine, struct refcnt_life
 		f = frees[i];
 		pick = lifetime__freed_ref(lt, f, 0);
 		r = pick == REFSET_NONE ? NULL : refcnt_refset__at(&lt->refs, pick);
-		if (!r || (!ref__in_block(r, f) && !free__never_put(f, lt)) ||
+		if (!r || !(ref__in_block(r, f) ? !refcnt_putters__has(&lt->put_by, f->caller) :
+			    free__never_put(f, lt)) ||
 		    !refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true))
 			continue;
 		engine->stats.freed_holding++;
@@ -2378,7 +2450,7 @@ static void engine__freed_sibling(struct refcnt_engine *engine, struct refcnt_li
 		      NULL;
 		if (own && own->caller == f->caller && own->time > r->time && ref__in_block(r, own))
 			f = own;
-		else if (!free__never_put(f, lt))
+		else if (r->time >= f->time || !free__never_put(f, lt))
 			continue;
 		if (refcnt_refset__set_lost(&lt->refs, i, f->site, f->caller, true)) {
 			engine->stats.freed_holding++;

@@ -191,6 +191,11 @@ struct refcnt_event {
 	 */
 	u64	slot_home;
 	u64	slot_home_site;
+	/*
+	 * A birth by a copy constructor (handoff.h: map__clone()), its key;
+	 * 0 for another birth, or an operation
+	 */
+	u64	born_clone;
 };
 
 /*
@@ -231,9 +236,12 @@ struct refcnt_ref {
 	bool	lost_freed;	/* @lost_site freed a block that held it instead
 				 * (heap_free.h): REFCNT_WHY__FREED_HOLDING
 				 */
-	bool	homed;		/* @owner is the function whose frame a store
-				 * put it in (refcnt_event.slot_home)
-				 */
+	/*
+	 * The function whose frame a store put it in (refcnt_event.slot_home),
+	 * and the return address in it, while the word holds it; 0 if none
+	 */
+	u64	home;
+	u64	home_site;
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function on the same object and thread,
@@ -348,6 +356,10 @@ enum refcnt_site_why {
 	REFCNT_WHY__FREED_HOLDING,	/* a leak whose address is in a block freed
 					 * by a function that never put it (a holder
 					 * torn down without its puts): that free's
+					 */
+	REFCNT_WHY__COPIED,		/* an over-release after a put of what a copy
+					 * constructor's copy points to, with no get
+					 * (map__clone()): named at the constructor
 					 */
 	REFCNT_WHY__MAX,
 };

@@ -1178,6 +1178,7 @@ static int slot__add(struct refcnt_resolver *r, u8 type, u8 op, const char *func
 		si->vaddr = si->store;
 		si->value = si->store_value;
 		si->emulated = false;
+		si->frame_gone = false;
 	}
 	if (resolver__file_offset(r, si->vaddr, &offset))
 		return 0;

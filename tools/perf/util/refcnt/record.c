@@ -27,6 +27,7 @@
 #include "record.h"
 #include "scan.h"
 #include "scan_file.h"
+#include "slot_code.h"
 #include "spec.h"
 
 /* record lists this many uncovered sites, -v all of them */
@@ -37,7 +38,7 @@
  * --clockid monotonic -z --call-graph G --user-callchains, then -p PID or
  * -- (perf stat's are fewer).
  */
-#define REFCNT_RECORD_MAX_ARGS	27
+#define REFCNT_RECORD_MAX_ARGS	29
 
 static struct refcnt_probes refcnt_probes;
 /* keep the breakpoints in forked children: see util/refcnt/pin.h */
@@ -342,6 +343,16 @@ static int refcnt_record__nr_uncovered_installed(const struct refcnt_probes *rp)
 	return nr;
 }
 
+/* The slot probes placed that load (@loads), or that store or copy. */
+static int refcnt_record__nr_slots(const struct refcnt_probes *rp, bool loads)
+{
+	int nr = 0;
+
+	for (int i = 0; i < rp->nr_slots; i++)
+		nr += (rp->slots[i].slot.op == REFCNT_SLOT__LOAD) == loads;
+	return nr;
+}
+
 /* The perf record (or perf stat) command line record runs. */
 struct refcnt_record_cmd {
 	const char	**argv;
@@ -349,7 +360,8 @@ struct refcnt_record_cmd {
 	char		event[48];		/* the uprobe events, "group:*" */
 	char		covered[48];		/* those that fetch the object */
 	char		uncovered[48];		/* those that cannot */
-	char		slots[64];		/* the slots' (slot_code.h) */
+	char		slots[64];		/* the stores' and copies' (slot_code.h) */
+	char		loads[64];		/* the loads' */
 	char		frees[64];		/* free()'s (heap_probe.h) */
 	char		call_graph_fp[32];	/* -g fp with --max-stack: "fp,<n>" */
 };
@@ -393,7 +405,12 @@ static void refcnt_record__cmd_args(struct refcnt_record_cmd *cmd,
 		rec_argv[i++] = "--filter";
 		rec_argv[i++] = "obj != 0";
 	}
-	if (refcnt_probes.nr_slots) {
+	/* a load of NULL says the word holds no reference any more: kept */
+	if (refcnt_record__nr_slots(&refcnt_probes, true)) {
+		rec_argv[i++] = "-e";
+		rec_argv[i++] = cmd->loads;
+	}
+	if (refcnt_record__nr_slots(&refcnt_probes, false)) {
 		rec_argv[i++] = "-e";
 		rec_argv[i++] = cmd->slots;
 		rec_argv[i++] = "--filter";
@@ -464,8 +481,10 @@ static int refcnt_record__workload(const struct refcnt_record_opts *opts, const 
 	snprintf(cmd.uncovered, sizeof(cmd.uncovered), "%s:*__" REFCNT_UNCOVERED_PREFIX "*",
 		 group);
 	/* a slot event needs no callchain: it is joined to the operation next to it */
-	snprintf(cmd.slots, sizeof(cmd.slots),
-		 "%s:*" REFCNT_SLOT_SUFFIX "__*/call-graph=no/", group);
+	snprintf(cmd.slots, sizeof(cmd.slots), "%s:*" REFCNT_SLOT_SUFFIX "__[" REFCNT_STORE_PREFIX
+		 REFCNT_COPY_PREFIX "]*/call-graph=no/", group);
+	snprintf(cmd.loads, sizeof(cmd.loads),
+		 "%s:*" REFCNT_SLOT_SUFFIX "__" REFCNT_LOAD_PREFIX "*/call-graph=no/", group);
 	/* nor a free(): it fetches its two return addresses */
 	snprintf(cmd.frees, sizeof(cmd.frees), "%s:" REFCNT_FREE_EVENT "/call-graph=no/", group);
 	/* before the pins are open: the helper must not hold them */

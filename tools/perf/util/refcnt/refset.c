@@ -233,16 +233,16 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 	return 0;
 }
 
-void refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site)
+bool refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site)
 {
 	struct refcnt_ref *ref;
 
-	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.homed)
-		return;
+	if (pos >= set->nr || set->slots[pos].dead || (owner && set->slots[pos].ref.home))
+		return false;
 	ref = &set->slots[pos].ref;
-	ref->owner = owner;
-	ref->owner_site = site;
-	ref->homed = true;
+	ref->home = owner;
+	ref->home_site = site;
+	return true;
 }
 
 bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 caller,

@@ -76,9 +76,10 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot);
 
 /*
  * The reference at @pos was stored in the frame of @owner, which holds
- * @site: it is that function's (once: the first store's).
+ * @site: it is that function's (once: the first store's; an @owner of 0
+ * unsets it). Returns false if it was already, or is no reference.
  */
-void refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site);
+bool refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site);
 
 /*
  * The reference at @pos was lost at @site in @caller: stored over, or

@@ -724,6 +724,7 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 	csh handle;
 	size_t n;
 
+	memset(si, 0, sizeof(*si));
 	if (r == X86_REG_INVALID || r == X86_REG_RSP)
 		return false;
 	n = slot__decode(code, min_t(size_t, size, SLOT_INSNS * 15), vaddr, SLOT_INSNS,

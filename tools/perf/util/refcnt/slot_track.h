@@ -73,10 +73,15 @@ int refcnt_slot_track__copied(struct refcnt_slot_track *st, const struct refcnt_
 /* The store to @slot, the last, joined the reference taken at @time at @site. */
 void refcnt_slot_track__word_ref(struct refcnt_slot_track *st, u64 slot, u64 time, u64 site);
 
-/* What the word at @slot holds, if a store to it was seen: @word. */
-/* A load read NULL from the word at @slot: what a store put there is gone. */
-void refcnt_slot_track__cleared(struct refcnt_slot_track *st, u64 slot);
+/*
+ * A load event @ev read NULL from its word: what a store put there is gone
+ * (memset() cleared it), unless it is the reference the thread just took:
+ * a load is probed at the put's call, after a store to the same word
+ * between (old = s->p; s->p = get(n); put(old)).
+ */
+void refcnt_slot_track__cleared(struct refcnt_slot_track *st, const struct refcnt_event *ev);
 
+/* What the word at @slot holds, if a store to it was seen: @word. */
 bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 			     struct refcnt_slot_word *word);
 
