@@ -252,9 +252,15 @@ audit() {
 }
 
 # bug_rows FILE: the findings that are bugs, in the report's order
+# A function that GCC cloned (foo.isra.0, foo.constprop.0, foo.part.0,
+# foo.cold) is that function: its rows name it by the clone's symbol, as
+# perf report does; the variants' headers by the function's own name.
+unclone='function unclone(f) { sub(/\.(isra|constprop|part|cold|lto_priv)(\.[0-9]+)*$/, "", f); return f }'
+
 bug_rows() {
-	awk -F, '$1 == "leak" || $1 == "over-release" || $1 == "double put" ||
-		 $1 == "use after put"' "$1"
+	awk -F, -v OFS=, "$unclone"'
+		$1 == "leak" || $1 == "over-release" || $1 == "double put" ||
+		$1 == "use after put" { $5 = unclone($5); $7 = unclone($7); print }' "$1"
 }
 
 # The input is the whole machine for a second, while a process with a
@@ -286,9 +292,10 @@ diff_rows() {
 	"$perf" refcnt diff -x, --fail-on=bugs "$out/clean-$(key "$2")/refcnt.data" \
 		"$out/$1/refcnt.data" > "$d" 2> "$d.err" || rc=$?
 	[ $rc -eq 23 ] || { echo "- -"; return; }
-	awk -F, '$1 == "finding" && $2 != "gone" && ($3 == "leak" || $3 == "over-release" ||
-		 $3 == "double put" || $3 == "use after put") { print $3 " " $4 " " $5; exit }' "$d"
-	awk -F, '$1 == "balance" { print $4; exit }' "$d"
+	awk -F, "$unclone"'
+		$1 == "finding" && $2 != "gone" && ($3 == "leak" || $3 == "over-release" ||
+		$3 == "double put" || $3 == "use after put") { print $3 " " $4 " " unclone($5); exit }' "$d"
+	awk -F, "$unclone"' $1 == "balance" { print unclone($4); exit }' "$d"
 }
 
 # judge NAME PATCH COMMAND: the variant built with ASan runs COMMAND; what
@@ -333,10 +340,14 @@ judge() {
 }
 
 # false_rows ROWS CHANGED: the sites of the certain bug rows among the first
-# three of ROWS that are no function of the list CHANGED
+# three of ROWS that are no function of the list CHANGED. A use after put
+# row blames the put that freed the object (its seventh field, the report's
+# "the put that freed it"), as ASan's use after free names the free and as
+# the survey judges it (survey-judge.awk): where the use is, is the symptom.
 false_rows() {
 	awk -F, -v changed="$2" 'BEGIN { n = split(changed, c, " "); for (i = 1; i <= n; i++) ok[c[i]] = 1 }
-		NR <= 3 && $6 == 0 && !($5 in ok) { printf "%s%s %s %s", sep, $1, $2, $5; sep = "; " }' <<< "$1"
+		NR <= 3 && $6 == 0 && !($5 in ok) && !($1 == "use after put" && $7 in ok) {
+			printf "%s%s %s %s", sep, $1, $2, $5; sep = "; " }' <<< "$1"
 }
 
 # row_names ROW "KIND TYPE" FUNCS: is ROW ("kind type function") of KIND and
