@@ -41,6 +41,7 @@ int test__refcnt_attribution_learnt_later(struct test_suite *test, int subtest);
 int test__refcnt_attribution_held(struct test_suite *test, int subtest);
 int test__refcnt_attribution_least_released(struct test_suite *test, int subtest);
 int test__refcnt_attribution_escaped(struct test_suite *test, int subtest);
+int test__refcnt_attribution_caller_not_kept(struct test_suite *test, int subtest);
 int test__refcnt_attribution_scope_keeper(struct test_suite *test, int subtest);
 int test__refcnt_attribution_common_not_kept(struct test_suite *test, int subtest);
 int test__refcnt_attribution_holder_teardown(struct test_suite *test, int subtest);
@@ -52,6 +53,8 @@ int test__refcnt_attribution_slot_home(struct test_suite *test, int subtest);
 int test__refcnt_attribution_copied(struct test_suite *test, int subtest);
 int test__refcnt_attribution_freed_holder(struct test_suite *test, int subtest);
 int test__refcnt_attribution_freed_holders(struct test_suite *test, int subtest);
+int test__refcnt_attribution_freed_stored(struct test_suite *test, int subtest);
+int test__refcnt_attribution_word_holds(struct test_suite *test, int subtest);
 int test__refcnt_attribution_tail_calls(struct test_suite *test, int subtest);
 /* the tail calls of refcnt_attribution_tail_calls: not static, never cloned */
 void refcnt_tail_free(void *p);

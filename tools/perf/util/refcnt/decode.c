@@ -657,6 +657,19 @@ static u64 decoder__freer(struct refcnt_decoder *d, struct perf_sample *sample,
 	return c->freer;
 }
 
+/* The types that @c's function has holders of (refcnt_free.holds). */
+static u16 caller__holds(const struct refcnt_caller *c)
+{
+	u16 holds = 0;
+
+	BUILD_BUG_ON(REFCNT_TYPE__MAX_NR > 16);
+	for (u8 type = 0; type < REFCNT_TYPE__MAX_NR; type++) {
+		if (caller__holders(c, type))
+			holds |= 1U << type;
+	}
+	return holds;
+}
+
 int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 				struct perf_sample *sample, struct refcnt_free *f)
 {
@@ -701,7 +714,11 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 		f->up_caller = f->caller;
 		f->caller = freer;
 		f->site = freer;
+		c = decoder__site(d, sample, f->space, freer, false, false);
+		if (c && c->key != freer)
+			c = NULL;
 	}
+	f->holds = caller__holds(c);
 	return 0;
 }
 

@@ -34,6 +34,12 @@ struct refcnt_free {
 	bool	audited;	/* @caller is in a binary with DWARF, as the audited
 				 * perf is: not the C library's own (qsort()'s buffer)
 				 */
+	/*
+	 * The types (1 << type index) that @caller has holders of: a struct
+	 * its parameters point to has a member pointing to one (handoff.h:
+	 * thread__delete(struct thread *) of maps and nsinfo); 0: none known
+	 */
+	u16	holds;
 };
 
 /* The frees kept: the last one of each block address. */

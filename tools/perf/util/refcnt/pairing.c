@@ -380,6 +380,8 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->lost_site = 0;
 	ref->lost_caller = 0;
 	ref->lost_freed = false;
+	ref->freed_site = 0;
+	ref->freed_caller = 0;
 	ref->home = 0;
 	ref->home_site = 0;
 	ref->twin = false;
@@ -927,12 +929,23 @@ static bool ref__scope_kept(const struct refcnt_ref *ref, const void *arg)
 	return ref->scope_keeps && ref->tid == ev->tid;
 }
 
+/* Neither the second of two one call took, nor one an inlined function kept. */
+static bool ref__not_twin_not_kept(const struct refcnt_ref *ref, const void *arg __maybe_unused)
+{
+	return !ref->twin && !ref->scope_keeps;
+}
+
 /*
  * The reference taken in the function of the put, else one handed to it
  * (machine__resolve() puts the thread machine__findnew_thread() returned
  * it, not the one thread__find_map() stored in its addr_location), else
  * one taken in the closest call made from it, passing over the second
- * reference of a call that took two while that call made another.
+ * reference of a call that took two while that call made another, and
+ * first over what an inlined function kept (stored) in any of its calls:
+ * a put that did not load it releases what its own calls were handed
+ * (machine__process_kernel_mmap_event() puts the kernel dso its lookup
+ * returned, not the one map__new2() stored in the new map, though
+ * map__new2() is the closer call).
  */
 static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
 				  u32 *pick)
@@ -950,6 +963,9 @@ static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcn
 		*pick = lifetime__pick_own(lt, ev);
 	if (*pick == REFSET_NONE)
 		*pick = lifetime__pick_handed(lt, ev);
+	for (int depth = 1; *pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++)
+		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller,
+						  ref__not_twin_not_kept, NULL);
 	for (int depth = 1; *pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++) {
 		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller, ref__not_twin, NULL);
 		if (*pick == REFSET_NONE)
@@ -1956,11 +1972,56 @@ int refcnt_engine__follow_frees(struct refcnt_engine *engine)
 	return engine->frees ? 0 : -ENOMEM;
 }
 
+/* The words of a freed block looked at for references stored there, at most */
+#define REFCNT_FREED_WORDS	1024
+
+/*
+ * Block @f was freed: the references that stores put in its words (not
+ * copies, which hold none of their own) and that are still outstanding
+ * were in it when it went; the words are followed no more (the memory is
+ * malloc's again: a store there later is to another block). This
+ * evidence needs no trace of the pointer in freed memory: a teardown
+ * that clears a word (thread__set_maps(thread, NULL)) before it frees
+ * the block leaves none for the scan. Only a function with a holder of
+ * the type frees a holder (handoff.h): memory that realloc() moved keeps
+ * its words here (realloc() calls no free()), and another function may
+ * free the block malloc() made of it later (dso__set_basename()'s name).
+ */
+static void engine__block_freed(struct refcnt_engine *engine, const struct refcnt_free *f)
+{
+	u64 words = min(f->size, (u64)REFCNT_FREED_WORDS * sizeof(u64)) / sizeof(u64);
+	struct refcnt_object *object;
+	struct refcnt_slot_word w;
+
+	for (u64 i = 0; i < words; i++) {
+		u64 slot = f->block + i * sizeof(u64);
+		struct refcnt_space_addr key;
+		struct refcnt_lifetime *lt;
+		u32 pos;
+
+		/* a function with no holder of the type frees the memory, not a holder */
+		if (!refcnt_slot_track__forget(engine->slot_track, slot, &w) ||
+		    w.space != f->space || !w.ref_time || w.borrowed || !f->caller || !f->audited ||
+		    w.type >= REFCNT_TYPE__MAX_NR || !(f->holds & (1U << w.type)))
+			continue;
+		key = (struct refcnt_space_addr){ .space = w.space, .addr = w.obj };
+		if (!hashmap__find(engine->objects, &key, &object) || !object->live ||
+		    object->type != w.type)
+			continue;
+		lt = object->live;
+		pos = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, slot,
+						       ref__stored_last, &w, (u32)-1);
+		if (pos != REFSET_NONE)
+			refcnt_refset__set_freed(&lt->refs, pos, f->site, f->caller);
+	}
+}
+
 int refcnt_engine__freed(struct refcnt_engine *engine, const struct refcnt_free *f)
 {
 	if (!engine->frees)
 		return 0;
 	engine->stats.frees++;
+	engine__block_freed(engine, f);
 	return refcnt_frees__add(engine->frees, f);
 }
 
@@ -2196,7 +2257,7 @@ struct left_ref {
 	u32	taken, released;	/* by its site (release_share.h) */
 	u32	slot;			/* in the refset: the higher, the more recent */
 	u8	pass;			/* 0: stored over or a call's second, 1: a get,
-					 * 2: a birth
+					 * 2: a birth, 3: one a word still holds
 					 */
 };
 
@@ -2208,11 +2269,28 @@ static bool left_ref__less_released(const struct left_ref *a, const struct left_
 }
 
 /*
+ * Does the word a store put @r in still hold it at the end: no store over
+ * it, no free of its block, no NULL read from it since (slot_track.h)?
+ * Then memory holds it, whether that memory is reachable (still
+ * referenced) or leaked itself (held by a leak): it is no leak of its own.
+ */
+static bool engine__word_holds(const struct refcnt_engine *engine,
+			       const struct refcnt_lifetime *lt, const struct refcnt_ref *r)
+{
+	struct refcnt_slot_word w;
+
+	return r->slot && refcnt_slot_track__word(engine->slot_track, r->slot, &w) &&
+	       w.space == lt->object->key.space && w.obj == lt->object->key.addr &&
+	       !w.borrowed && ref__stored_last(r, &w);
+}
+
+/*
  * Which references are told leaked first: those whose slot was stored
  * over while they were outstanding, and the second references of calls
  * that took two; then the other gets, those of the sites that released
- * the least share of theirs first; the births last (an object's owner
- * keeps its birth by design); the most recent first where that is equal.
+ * the least share of theirs first; the births (an object's owner keeps
+ * its birth by design); last those a word still holds
+ * (engine__word_holds()); the most recent first where that is equal.
  */
 static int left_ref__cmp(const void *pa, const void *pb)
 {
@@ -2248,7 +2326,9 @@ static struct left_ref *engine__left_refs(const struct refcnt_engine *engine,
 		 * Lost, the second of a call's two, or in a frame that died
 		 * with its function: leaks first
 		 */
-		l->pass = r->lost_site || r->home || r->twin ? 0 : r->op != REFCNT_OP__GET ? 2 : 1;
+		l->pass = r->lost_site || r->home || r->twin ? 0 :
+			  engine__word_holds(engine, lt, r) ? 3 :
+			  r->op != REFCNT_OP__GET ? 2 : 1;
 		refcnt_release_share__get(engine->shares, lt->object->type, ref__share_site(r),
 					  &l->taken, &l->released);
 		(*nr)++;
@@ -2484,8 +2564,30 @@ static u32 engine__leaks_untold(struct refcnt_engine *engine, struct refcnt_life
 }
 
 /*
+ * The leaks of @lt that were in a block when it was freed (the words a
+ * store put them in: engine__block_freed()), by a function that never
+ * put the object: lost at that free, while @budget lasts.
+ */
+static void engine__freed_stored(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
+				 u32 budget)
+{
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs) && budget; i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+
+		if (!r || r->lost_site || !r->freed_site ||
+		    refcnt_putters__has(&lt->put_by, r->freed_caller))
+			continue;
+		if (refcnt_refset__set_lost(&lt->refs, i, r->freed_site, r->freed_caller, true)) {
+			engine->stats.freed_holding++;
+			budget--;
+		}
+	}
+}
+
+/*
  * Before anything is told: the leaks that a free dropped, by their words
- * in freed memory, then their siblings. Returns 0 or -ENOMEM.
+ * in freed memory, then by the words they were stored to, then their
+ * siblings. Returns 0 or -ENOMEM.
  */
 static int engine__freed_holders(struct refcnt_engine *engine)
 {
@@ -2493,16 +2595,22 @@ static int engine__freed_holders(struct refcnt_engine *engine)
 	struct hashmap *sites;
 	int err = 0;
 
-	if (!engine->nr_scan_freed)
+	if (!engine->frees)
 		return 0;
 	sites = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(sites))
 		return -ENOMEM;
 	list_for_each_entry(lt, &engine->live, node) {
-		u32 budget = engine__leaks_untold(engine, lt);
+		u32 budget = engine->nr_scan_freed ? engine__leaks_untold(engine, lt) : 0;
 
 		if (budget && !err)
 			err = engine__freed_holder(engine, lt, sites, &budget);
+	}
+	list_for_each_entry(lt, &engine->live, node) {
+		u32 budget = err ? 0 : engine__leaks_untold(engine, lt);
+
+		if (budget)
+			engine__freed_stored(engine, lt, budget);
 	}
 	list_for_each_entry(lt, &engine->live, node) {
 		u32 budget = err ? 0 : engine__leaks_untold(engine, lt);

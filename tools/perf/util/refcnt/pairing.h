@@ -237,6 +237,14 @@ struct refcnt_ref {
 				 * (heap_free.h): REFCNT_WHY__FREED_HOLDING
 				 */
 	/*
+	 * The free (its call's site and caller key) of the block holding
+	 * @slot while this reference was outstanding; 0 if none was seen.
+	 * Whether that lost it is told at the end: if its object leaks, and
+	 * that function never put it (refcnt_engine__end()).
+	 */
+	u64	freed_site;
+	u64	freed_caller;
+	/*
 	 * The function whose frame a store put it in (refcnt_event.slot_home),
 	 * and the return address in it, while the word holds it; 0 if none
 	 */

@@ -256,6 +256,15 @@ bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 c
 	return true;
 }
 
+bool refcnt_refset__set_freed(struct refcnt_refset *set, u32 pos, u64 site, u64 caller)
+{
+	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.freed_site)
+		return false;
+	set->slots[pos].ref.freed_site = site;
+	set->slots[pos].ref.freed_caller = caller;
+	return true;
+}
+
 /* (Re)build the index from the live slots. */
 static int refset__build_index(struct refcnt_refset *set)
 {

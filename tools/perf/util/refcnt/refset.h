@@ -90,6 +90,12 @@ bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 c
 			     bool freed);
 
 /*
+ * The block holding the reference at @pos was freed at @site in @caller
+ * (once: the first). Returns false if it already was, or is no reference.
+ */
+bool refcnt_refset__set_freed(struct refcnt_refset *set, u32 pos, u64 site, u64 caller);
+
+/*
  * The references taken where the function @depth frames above the site
  * (0: its caller) is @key, that @ok accepts (all if @ok is NULL): the
  * oldest birth among them if there is one, else the most recent;

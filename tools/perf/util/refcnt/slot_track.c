@@ -253,6 +253,18 @@ void refcnt_slot_track__cleared(struct refcnt_slot_track *st, const struct refcn
 		free(w);
 }
 
+bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 slot,
+			       struct refcnt_slot_word *word)
+{
+	struct refcnt_slot_word *w;
+
+	if (!slot || !hashmap__delete(st->words, slot, NULL, &w))
+		return false;
+	*word = *w;
+	free(w);
+	return true;
+}
+
 bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 			     struct refcnt_slot_word *word)
 {

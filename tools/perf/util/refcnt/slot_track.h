@@ -86,6 +86,13 @@ bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 			     struct refcnt_slot_word *word);
 
 /*
+ * The word at @slot was freed: what it held, if a store to it was seen
+ * (@word), is followed there no more.
+ */
+bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 slot,
+			       struct refcnt_slot_word *word);
+
+/*
  * A store or copy event @ev: @ev's object is what its word holds now,
  * unless it is a local of the storing frame (not followed). Returns 1
  * with what it held before in @prev, 0 if no store to it was seen (or a
