@@ -257,10 +257,18 @@ audit() {
 # perf report does; the variants' headers by the function's own name.
 unclone='function unclone(f) { sub(/\.(isra|constprop|part|cold|lto_priv)(\.[0-9]+)*$/, "", f); return f }'
 
+# A use after put row is judged by the put that freed the object (its
+# seventh field, the report's "the put that freed it"), as ASan's use
+# after free names the free and as the survey judges it
+# (survey-judge.awk): where the use is, is the symptom. Its fifth and
+# seventh fields are swapped here.
 bug_rows() {
 	awk -F, -v OFS=, "$unclone"'
 		$1 == "leak" || $1 == "over-release" || $1 == "double put" ||
-		$1 == "use after put" { $5 = unclone($5); $7 = unclone($7); print }' "$1"
+		$1 == "use after put" {
+			$5 = unclone($5); $7 = unclone($7)
+			if ($1 == "use after put" && $7 != "-") { t = $5; $5 = $7; $7 = t }
+			print }' "$1"
 }
 
 # The input is the whole machine for a second, while a process with a
@@ -340,14 +348,10 @@ judge() {
 }
 
 # false_rows ROWS CHANGED: the sites of the certain bug rows among the first
-# three of ROWS that are no function of the list CHANGED. A use after put
-# row blames the put that freed the object (its seventh field, the report's
-# "the put that freed it"), as ASan's use after free names the free and as
-# the survey judges it (survey-judge.awk): where the use is, is the symptom.
+# three of ROWS that are no function of the list CHANGED
 false_rows() {
 	awk -F, -v changed="$2" 'BEGIN { n = split(changed, c, " "); for (i = 1; i <= n; i++) ok[c[i]] = 1 }
-		NR <= 3 && $6 == 0 && !($5 in ok) && !($1 == "use after put" && $7 in ok) {
-			printf "%s%s %s %s", sep, $1, $2, $5; sep = "; " }' <<< "$1"
+		NR <= 3 && $6 == 0 && !($5 in ok) { printf "%s%s %s %s", sep, $1, $2, $5; sep = "; " }' <<< "$1"
 }
 
 # row_names ROW "KIND TYPE" FUNCS: is ROW ("kind type function") of KIND and
