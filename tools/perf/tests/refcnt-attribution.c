@@ -546,7 +546,6 @@ static size_t cached_inline__events(struct refcnt_event *evs, bool inlined)
 
 /* What the DWARF walk below found: an inlined copy and the one around it */
 struct inline_find {
-	struct refcnt_inline_scopes *s;
 	bool	api;		/* look for a copy of map__get(), else any */
 	u64	pc;		/* the copy's entry */
 	u64	key, outer;	/* its function's key, the one around it */
@@ -633,14 +632,13 @@ static bool inline__find(Dwarf_Die *die, Dwarf_Die *outer_die, u64 outer,
 static int test__inline_scopes_dwarf(void)
 {
 	struct debuginfo *dinfo = debuginfo__new("/proc/self/exe");
-	struct refcnt_inline_scopes *s = refcnt_inline_scopes__new("/proc/self/exe");
 	struct inline_find leaf = { .api = false }, api = { .api = true };
 	struct refcnt_inline_frame frames[REFCNT_INLINE_DEPTH];
 	Dwarf_Off off = 0, next;
 	size_t header;
 	int nr, ret = TEST_OK;
 
-	if (!dinfo || !s) {
+	if (!dinfo) {
 		pr_debug("no DWARF in this perf (build it with EXTRA_CFLAGS=-g)\n");
 		ret = TEST_SKIP;
 		goto out;
@@ -668,19 +666,18 @@ static int test__inline_scopes_dwarf(void)
 	pr_debug("leaf copy at %#" PRIx64 ", map__get() copy at %#" PRIx64 "\n", leaf.pc, api.pc);
 	if (!leaf.pc || !api.pc)
 		goto out;	/* nothing inlined that way in this build */
-	nr = refcnt_inline_scopes__at(s, leaf.pc, frames, REFCNT_INLINE_DEPTH);
+	nr = refcnt_inline_scopes__at(dinfo, leaf.pc, frames, REFCNT_INLINE_DEPTH);
 	if (nr < 2 || frames[0].key != leaf.key || frames[1].key != leaf.outer) {
 		pr_debug("leaf: %d frames, %#" PRIx64 " %#" PRIx64 "\n", nr,
 			 nr ? frames[0].key : 0, nr > 1 ? frames[1].key : 0);
 		ret = TEST_FAIL;
 	}
-	nr = refcnt_inline_scopes__at(s, api.pc, frames, REFCNT_INLINE_DEPTH);
+	nr = refcnt_inline_scopes__at(dinfo, api.pc, frames, REFCNT_INLINE_DEPTH);
 	if (nr < 1 || frames[0].key != api.outer) {
 		pr_debug("map__get(): %d frames, %#" PRIx64 "\n", nr, nr ? frames[0].key : 0);
 		ret = TEST_FAIL;
 	}
 out:
-	refcnt_inline_scopes__delete(s);
 	debuginfo__delete(dinfo);
 	return ret;
 }
@@ -716,9 +713,9 @@ static u64 tail__resolve(const char *name, void *arg __maybe_unused)
 }
 
 /* free()'s caller, when it returned to where refcnt_tail_free() says */
-static u64 tail__caller(struct refcnt_call_sites *cs)
+static u64 tail__caller(struct debuginfo *dinfo)
 {
-	return refcnt_call_sites__tail_caller(cs, handoff__addr(refcnt_tail_ret),
+	return refcnt_call_sites__tail_caller(dinfo, handoff__addr(refcnt_tail_ret),
 					      tail__is_free, tail__resolve, NULL);
 }
 
@@ -729,28 +726,28 @@ static u64 tail__caller(struct refcnt_call_sites *cs)
  */
 static int test__call_sites_dwarf(void)
 {
-	struct refcnt_call_sites *cs = refcnt_call_sites__new("/proc/self/exe");
+	struct debuginfo *dinfo = debuginfo__new("/proc/self/exe");
 	void (*indirect)(void *p) = refcnt_tail_free;
 	u64 want = handoff__addr(refcnt_tail_free), direct, hop, unknown;
 
-	if (!cs) {
+	if (!dinfo) {
 		pr_debug("no DWARF in this perf (build it with EXTRA_CFLAGS=-g)\n");
 		return TEST_SKIP;
 	}
 	refcnt_tail_free(malloc(8));
-	direct = tail__caller(cs);
+	direct = tail__caller(dinfo);
 	if (!direct) {
-		refcnt_call_sites__delete(cs);
+		debuginfo__delete(dinfo);
 		pr_debug("no call sites in this perf's DWARF (built without optimization?)\n");
 		return TEST_SKIP;
 	}
 	refcnt_tail_hop(malloc(8));
-	hop = tail__caller(cs);
+	hop = tail__caller(dinfo);
 	/* an indirect call, whatever the compiler knows of the pointer */
 	asm volatile("" : "+r" (indirect));
 	indirect(malloc(8));
-	unknown = tail__caller(cs);
-	refcnt_call_sites__delete(cs);
+	unknown = tail__caller(dinfo);
+	debuginfo__delete(dinfo);
 	pr_debug("refcnt_tail_free at %#" PRIx64 ": called %#" PRIx64 ", through a jump %#" PRIx64
 		 ", indirectly %#" PRIx64 "\n", want, direct, hop, unknown);
 	TEST_ASSERT_VAL("called", want && direct == want);

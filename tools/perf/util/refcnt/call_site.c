@@ -9,7 +9,6 @@
 #include <string.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <linux/zalloc.h>
 
 #include "../debuginfo.h"
 #include "../dwarf-aux.h"
@@ -18,34 +17,6 @@
 /* a function's tree is walked this deep, and this many DIEs of it */
 #define CALL_SITE_DEPTH		32
 #define CALL_SITE_DIES		65536U
-
-struct refcnt_call_sites {
-	struct debuginfo	*dinfo;
-};
-
-struct refcnt_call_sites *refcnt_call_sites__new(const char *path)
-{
-	struct refcnt_call_sites *cs;
-	struct debuginfo *dinfo = debuginfo__new(path);
-
-	if (!dinfo)
-		return NULL;
-	cs = zalloc(sizeof(*cs));
-	if (!cs) {
-		debuginfo__delete(dinfo);
-		return NULL;
-	}
-	cs->dinfo = dinfo;
-	return cs;
-}
-
-void refcnt_call_sites__delete(struct refcnt_call_sites *cs)
-{
-	if (!cs)
-		return;
-	debuginfo__delete(cs->dinfo);
-	free(cs);
-}
 
 static bool die__is_call_site(Dwarf_Die *die)
 {
@@ -151,27 +122,27 @@ static bool call_site_walk__tree(struct call_site_walk *w, Dwarf_Die *die, int d
 	return false;
 }
 
-int refcnt_call_sites__at(struct refcnt_call_sites *cs, u64 ret,
+int refcnt_call_sites__at(struct debuginfo *dinfo, u64 ret,
 			  struct refcnt_call_origin *origin)
 {
 	struct call_site_walk w = { .ret = ret, .origins = origin, .max = 1 };
 	Dwarf_Die cu, func;
 
 	/* the call instruction is before the address it returns to */
-	if (!cs || !ret || !dwarf_addrdie(cs->dinfo->dbg, ret - 1, &cu) ||
+	if (!dinfo || !ret || !dwarf_addrdie(dinfo->dbg, ret - 1, &cu) ||
 	    !cu__function(&cu, ret - 1, false, &func))
 		return -ENOENT;
 	call_site_walk__tree(&w, &func, 0);
 	return w.nr ? 0 : -ENOENT;
 }
 
-int refcnt_call_sites__tails(struct refcnt_call_sites *cs, u64 entry,
+int refcnt_call_sites__tails(struct debuginfo *dinfo, u64 entry,
 			     struct refcnt_call_origin *origins, int max)
 {
 	struct call_site_walk w = { .origins = origins, .max = max };
 	Dwarf_Die cu, func;
 
-	if (!cs || !dwarf_addrdie(cs->dinfo->dbg, entry, &cu) ||
+	if (!dinfo || !dwarf_addrdie(dinfo->dbg, entry, &cu) ||
 	    !cu__function(&cu, entry, true, &func))
 		return -ENOENT;
 	call_site_walk__tree(&w, &func, 0);
@@ -192,14 +163,14 @@ static u64 call_origin__entry(const struct refcnt_call_origin *o, refcnt_call_re
  * one of them makes to free() is the caller; one tail call (to one
  * function, however many sites) is followed; else it is @entry's.
  */
-static u64 call_sites__tail_end(struct refcnt_call_sites *cs, u64 entry,
+static u64 call_sites__tail_end(struct debuginfo *dinfo, u64 entry,
 				refcnt_call_is_free_t is_free, refcnt_call_resolve_t resolve,
 				void *arg)
 {
 	struct refcnt_call_origin tails[REFCNT_TAIL_SITES];
 
 	for (int hop = 0; hop < REFCNT_TAIL_HOPS; hop++) {
-		int nr = refcnt_call_sites__tails(cs, entry, tails, REFCNT_TAIL_SITES);
+		int nr = refcnt_call_sites__tails(dinfo, entry, tails, REFCNT_TAIL_SITES);
 		const char *next = NULL;
 		u64 to;
 
@@ -221,15 +192,15 @@ static u64 call_sites__tail_end(struct refcnt_call_sites *cs, u64 entry,
 	return entry;
 }
 
-u64 refcnt_call_sites__tail_caller(struct refcnt_call_sites *cs, u64 ret,
+u64 refcnt_call_sites__tail_caller(struct debuginfo *dinfo, u64 ret,
 				   refcnt_call_is_free_t is_free,
 				   refcnt_call_resolve_t resolve, void *arg)
 {
 	struct refcnt_call_origin o;
 	u64 entry;
 
-	if (refcnt_call_sites__at(cs, ret, &o) || !o.name || is_free(o.name))
+	if (refcnt_call_sites__at(dinfo, ret, &o) || !o.name || is_free(o.name))
 		return 0;
 	entry = call_origin__entry(&o, resolve, arg);
-	return entry ? call_sites__tail_end(cs, entry, is_free, resolve, arg) : 0;
+	return entry ? call_sites__tail_end(dinfo, entry, is_free, resolve, arg) : 0;
 }

@@ -28,7 +28,7 @@ struct refcnt_call_origin {
 	const char	*name;	/* the DWARF's; NULL: an indirect call */
 };
 
-struct refcnt_call_sites;
+struct debuginfo;
 
 /* Is the function named @name free(), or what calls it (__zfree())? */
 typedef bool (*refcnt_call_is_free_t)(const char *name);
@@ -36,16 +36,12 @@ typedef bool (*refcnt_call_is_free_t)(const char *name);
 typedef u64 (*refcnt_call_resolve_t)(const char *name, void *arg);
 
 #ifdef HAVE_DWARF_SUPPORT
-/* The DWARF of the binary at @path; NULL if it has none. */
-struct refcnt_call_sites *refcnt_call_sites__new(const char *path);
-void refcnt_call_sites__delete(struct refcnt_call_sites *cs);
-
 /*
  * The function called by the call that returns to @ret (an address of the
- * binary): 0 and @origin set, or -ENOENT if no call site of the DWARF
- * returns there.
+ * binary whose DWARF @dinfo reads): 0 and @origin set, or -ENOENT if no
+ * call site of the DWARF returns there (or @dinfo is NULL).
  */
-int refcnt_call_sites__at(struct refcnt_call_sites *cs, u64 ret,
+int refcnt_call_sites__at(struct debuginfo *dinfo, u64 ret,
 			  struct refcnt_call_origin *origin);
 
 /*
@@ -53,7 +49,7 @@ int refcnt_call_sites__at(struct refcnt_call_sites *cs, u64 ret,
  * functions it jumps to, in @origins; how many (indirect ones too, with
  * no name), or -ENOENT if the DWARF has no such function.
  */
-int refcnt_call_sites__tails(struct refcnt_call_sites *cs, u64 entry,
+int refcnt_call_sites__tails(struct debuginfo *dinfo, u64 entry,
 			     struct refcnt_call_origin *origins, int max);
 
 /*
@@ -64,27 +60,18 @@ int refcnt_call_sites__tails(struct refcnt_call_sites *cs, u64 entry,
  * entry. 0 when the call at @ret called free() itself, when it was
  * indirect, or when no call site of the DWARF returns to @ret.
  */
-u64 refcnt_call_sites__tail_caller(struct refcnt_call_sites *cs, u64 ret,
+u64 refcnt_call_sites__tail_caller(struct debuginfo *dinfo, u64 ret,
 				   refcnt_call_is_free_t is_free,
 				   refcnt_call_resolve_t resolve, void *arg);
 #else
-static inline struct refcnt_call_sites *refcnt_call_sites__new(const char *path __maybe_unused)
-{
-	return NULL;
-}
-
-static inline void refcnt_call_sites__delete(struct refcnt_call_sites *cs __maybe_unused)
-{
-}
-
-static inline int refcnt_call_sites__at(struct refcnt_call_sites *cs __maybe_unused,
+static inline int refcnt_call_sites__at(struct debuginfo *dinfo __maybe_unused,
 					u64 ret __maybe_unused,
 					struct refcnt_call_origin *origin __maybe_unused)
 {
 	return -ENOENT;
 }
 
-static inline int refcnt_call_sites__tails(struct refcnt_call_sites *cs __maybe_unused,
+static inline int refcnt_call_sites__tails(struct debuginfo *dinfo __maybe_unused,
 					   u64 entry __maybe_unused,
 					   struct refcnt_call_origin *origins __maybe_unused,
 					   int max __maybe_unused)
@@ -92,7 +79,7 @@ static inline int refcnt_call_sites__tails(struct refcnt_call_sites *cs __maybe_
 	return -ENOENT;
 }
 
-static inline u64 refcnt_call_sites__tail_caller(struct refcnt_call_sites *cs __maybe_unused,
+static inline u64 refcnt_call_sites__tail_caller(struct debuginfo *dinfo __maybe_unused,
 						 u64 ret __maybe_unused,
 						 refcnt_call_is_free_t is_free __maybe_unused,
 						 refcnt_call_resolve_t resolve __maybe_unused,

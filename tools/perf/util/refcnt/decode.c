@@ -14,6 +14,7 @@
 
 #include "../addr_location.h"
 #include "../debug.h"
+#include "../debuginfo.h"
 #include "../event.h"
 #include "../evlist.h"
 #include "../evsel.h"
@@ -60,10 +61,12 @@ struct refcnt_evsel {
 struct refcnt_dso_handoff {
 	struct dso		*dso;		/* a reference held */
 	struct refcnt_handoff	*handoff;
-	struct refcnt_inline_scopes *inlines;
-	bool			inlines_tried;	/* @inlines was asked for */
-	struct refcnt_call_sites *calls;	/* once a free() was called from it */
-	bool			calls_tried;
+	/*
+	 * Its DWARF, for its inlined functions (inline_scope.h) and its call
+	 * sites (call_site.h): read once one of them is asked for
+	 */
+	struct debuginfo	*dinfo;
+	bool			dinfo_tried;
 };
 
 /* a frame is no bigger than this: a chain that jumps further is no chain */
@@ -224,8 +227,7 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 			struct refcnt_dso_handoff *dh = cur->pvalue;
 
 			refcnt_handoff__delete(dh->handoff);
-			refcnt_inline_scopes__delete(dh->inlines);
-			refcnt_call_sites__delete(dh->calls);
+			debuginfo__delete(dh->dinfo);
 			dso__put(dh->dso);
 			free(dh);
 		}
@@ -275,10 +277,21 @@ static u64 caller__holders(const struct refcnt_caller *c, u8 type)
 	return c && c->holders && type < REFCNT_TYPE__MAX_NR ? c->holders[type] : 0;
 }
 
+/* @dh's DWARF, once: NULL if it has none */
+static struct debuginfo *dso_handoff__read_dwarf(struct refcnt_dso_handoff *dh)
+{
+	if (!dh->dinfo_tried) {
+		dh->dinfo = debuginfo__new(dso__long_name(dh->dso));
+		dh->dinfo_tried = true;
+	}
+	return dh->dinfo;
+}
+
 /*
  * What the decoder reads of @dso's DWARF: once per binary, NULL if none;
- * its inlined functions only once asked for (@inlines): the binaries of
- * frames above the sites (libc) need only the table.
+ * the DWARF itself (inlined functions, call sites) only once asked for
+ * (@inlines): the binaries of frames above the sites (libc) need only the
+ * table.
  */
 static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct dso *dso,
 					       bool inlines)
@@ -288,26 +301,23 @@ static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct 
 	struct refcnt_dso_handoff *dh;
 
 	if (hashmap__find(d->handoffs, key, &dh)) {
-		if (inlines && !dh->inlines_tried) {
-			dh->inlines = refcnt_inline_scopes__new(dso__long_name(dso));
-			dh->inlines_tried = true;
-		}
+		if (inlines)
+			dso_handoff__read_dwarf(dh);
 		return dh;
 	}
 	/* read once per binary; NULL tables (no DWARF) are kept too */
 	dh = zalloc(sizeof(*dh));
 	if (!dh)
 		return NULL;
-	dh->handoff = refcnt_handoff__new(dso__long_name(dso));
-	if (inlines)
-		dh->inlines = refcnt_inline_scopes__new(dso__long_name(dso));
-	dh->inlines_tried = inlines;
 	/* held: no other dso comes at this address while we key by it */
 	dh->dso = dso__get(dso);
+	dh->handoff = refcnt_handoff__new(dso__long_name(dso));
+	if (inlines)
+		dso_handoff__read_dwarf(dh);
 	if (hashmap__add(d->handoffs, key, dh)) {
 		dso__put(dh->dso);
 		refcnt_handoff__delete(dh->handoff);
-		refcnt_inline_scopes__delete(dh->inlines);
+		debuginfo__delete(dh->dinfo);
 		free(dh);
 		return NULL;
 	}
@@ -344,7 +354,7 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 			u64 vaddr = map__rip_2objdump(al.map, map__map_ip(al.map, addr));
 
 			/* the engine asks only for the innermost one */
-			if (refcnt_inline_scopes__at(dh->inlines, vaddr, &c->scope, 1) != 1)
+			if (refcnt_inline_scopes__at(dh->dinfo, vaddr, &c->scope, 1) != 1)
 				c->scope.key = 0;
 		}
 	}
@@ -634,14 +644,10 @@ static u64 decoder__freer(struct refcnt_decoder *d, struct perf_sample *sample,
 	addr_location__init(&al);
 	dh = thread__find_map(thread, PERF_RECORD_MISC_USER, addr, &al) ?
 	     decoder__dso(d, map__dso(al.map), false) : NULL;
-	if (dh && !dh->calls_tried) {
-		dh->calls = refcnt_call_sites__new(dso__long_name(dh->dso));
-		dh->calls_tried = true;
-	}
-	if (dh && dh->calls) {
+	if (dh && dso_handoff__read_dwarf(dh)) {
 		u64 ret = map__rip_2objdump(al.map, map__map_ip(al.map, c->site.addr));
 
-		entry = refcnt_call_sites__tail_caller(dh->calls, ret, name__frees,
+		entry = refcnt_call_sites__tail_caller(dh->dinfo, ret, name__frees,
 						       map__entry_by_name, al.map);
 		/* a function's start, as the engine keys functions */
 		if (entry)

@@ -9,7 +9,6 @@
 #include <string.h>
 #include <dwarf.h>
 #include <elfutils/libdw.h>
-#include <linux/zalloc.h>
 
 #include "../debuginfo.h"
 #include "../dwarf-aux.h"
@@ -19,34 +18,6 @@
 
 /* abstract origins followed from an inlined copy to its function's DIE */
 #define INLINE_ORIGIN_HOPS	8
-
-struct refcnt_inline_scopes {
-	struct debuginfo	*dinfo;
-};
-
-struct refcnt_inline_scopes *refcnt_inline_scopes__new(const char *path)
-{
-	struct refcnt_inline_scopes *s;
-	struct debuginfo *dinfo = debuginfo__new(path);
-
-	if (!dinfo)
-		return NULL;
-	s = zalloc(sizeof(*s));
-	if (!s) {
-		debuginfo__delete(dinfo);
-		return NULL;
-	}
-	s->dinfo = dinfo;
-	return s;
-}
-
-void refcnt_inline_scopes__delete(struct refcnt_inline_scopes *s)
-{
-	if (!s)
-		return;
-	debuginfo__delete(s->dinfo);
-	free(s);
-}
 
 /* The DIE that inlined copy @die is a copy of: its origin's origin... */
 static bool inline__origin(Dwarf_Die *die, Dwarf_Die *origin)
@@ -92,14 +63,14 @@ static int inline_chain__add(Dwarf_Die *die, void *arg)
 	return 0;
 }
 
-int refcnt_inline_scopes__at(struct refcnt_inline_scopes *s, u64 addr,
+int refcnt_inline_scopes__at(struct debuginfo *dinfo, u64 addr,
 			     struct refcnt_inline_frame *frames, int max)
 {
 	struct inline_chain chain = { .nr = 0 };
 	Dwarf_Die cu;
 	int nr = 0;
 
-	if (!s || !dwarf_addrdie(s->dinfo->dbg, addr, &cu))
+	if (!dinfo || !dwarf_addrdie(dinfo->dbg, addr, &cu))
 		return 0;
 	/* outermost first, each inlined copy looked for in the one before */
 	cu_walk_functions_at(&cu, addr, inline_chain__add, &chain);

@@ -34,35 +34,22 @@ struct refcnt_inline_frame {
 	u16	handoff;	/* the types it hands its caller (handoff.h) */
 };
 
-struct refcnt_inline_scopes;
+struct debuginfo;
 
 #ifdef HAVE_DWARF_SUPPORT
-/* The DWARF of the binary at @path; NULL if it has none. */
-struct refcnt_inline_scopes *refcnt_inline_scopes__new(const char *path);
-void refcnt_inline_scopes__delete(struct refcnt_inline_scopes *s);
-
 /*
- * The inlined functions that hold @addr (an address of the binary, as its
- * symbols have it), innermost first, at most @max of them, in @frames.
+ * The inlined functions that hold @addr (an address of the binary whose
+ * DWARF @dinfo reads, as its symbols have it; NULL: none), innermost
+ * first, at most @max of them, in @frames.
  * Only those around the outermost copy of a refcount function of an
  * audited type (spec.h), if @addr is in one: a probe on an inlined
  * map__get() is in the copy, which is the probe's, not the code's.
  * Returns how many: 0 when @addr is in no inlined function, or unknown.
  */
-int refcnt_inline_scopes__at(struct refcnt_inline_scopes *s, u64 addr,
+int refcnt_inline_scopes__at(struct debuginfo *dinfo, u64 addr,
 			     struct refcnt_inline_frame *frames, int max);
 #else
-static inline struct refcnt_inline_scopes *
-refcnt_inline_scopes__new(const char *path __maybe_unused)
-{
-	return NULL;
-}
-
-static inline void refcnt_inline_scopes__delete(struct refcnt_inline_scopes *s __maybe_unused)
-{
-}
-
-static inline int refcnt_inline_scopes__at(struct refcnt_inline_scopes *s __maybe_unused,
+static inline int refcnt_inline_scopes__at(struct debuginfo *dinfo __maybe_unused,
 					   u64 addr __maybe_unused,
 					   struct refcnt_inline_frame *frames __maybe_unused,
 					   int max __maybe_unused)

@@ -1813,7 +1813,8 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 
 /*
  * A slot event: a store says where the reference just taken lives; a copy
- * that the word holds a pointer with no reference of its own.
+ * that the word holds a pointer with no reference of its own; a load of
+ * NULL that what was stored there is not (memset() cleared it).
  */
 static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
@@ -1824,6 +1825,12 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	u32 pos;
 	int err;
 
+	if (ev->slot_op == REFCNT_SLOT__LOAD && !ev->obj) {
+		refcnt_slot_track__cleared(engine->slot_track, ev);
+		return 0;
+	}
+	if (!ev->obj)
+		return 0;
 	if (ev->slot_op == REFCNT_SLOT__LOAD)
 		return refcnt_slot_track__load(engine->slot_track, ev);
 	if (ev->slot_op == REFCNT_SLOT__COPY)
@@ -1887,15 +1894,10 @@ int refcnt_engine__event(struct refcnt_engine *engine, const struct refcnt_event
 
 	if (ev->op >= REFCNT_OP__MAX || ev->type >= REFCNT_TYPE__MAX_NR)
 		return -EINVAL;
-	if (ev->slot_op == REFCNT_SLOT__LOAD && !ev->obj) {
-		/* the word holds NULL: what was stored there is not (memset() cleared it) */
-		refcnt_slot_track__cleared(engine->slot_track, ev);
-		return 0;
-	}
-	if (!ev->obj)
-		return 0;
 	if (ev->slot_op)
 		return engine__slot(engine, ev);
+	if (!ev->obj)
+		return 0;
 
 	engine->stats.events++;
 	in_order = ev->time >= engine->last_time;
