@@ -255,19 +255,20 @@ audit() {
 # A function that GCC cloned (foo.isra.0, foo.constprop.0, foo.part.0,
 # foo.cold) is that function: its rows name it by the clone's symbol, as
 # perf report does; the variants' headers by the function's own name.
-unclone='function unclone(f) { sub(/\.(isra|constprop|part|cold|lto_priv)(\.[0-9]+)*$/, "", f); return f }'
+unclone='function unclone(f) { while (sub(/\.(isra|constprop|part|cold|lto_priv)(\.[0-9]+)*$/, "", f)); return f }'
 
 # A use after put row is judged by the put that freed the object (its
 # seventh field, the report's "the put that freed it"), as ASan's use
 # after free names the free and as the survey judges it
 # (survey-judge.awk): where the use is, is the symptom. Its fifth and
-# seventh fields are swapped here.
+# seventh fields are swapped here; with no such put known ("-") it names
+# no function.
 bug_rows() {
 	awk -F, -v OFS=, "$unclone"'
 		$1 == "leak" || $1 == "over-release" || $1 == "double put" ||
 		$1 == "use after put" {
 			$5 = unclone($5); $7 = unclone($7)
-			if ($1 == "use after put" && $7 != "-") { t = $5; $5 = $7; $7 = t }
+			if ($1 == "use after put") { t = $5; $5 = $7; $7 = t }
 			print }' "$1"
 }
 
@@ -337,8 +338,8 @@ judge() {
 			fi
 		fi
 		if [ "${kind:-}" = leak ]; then
-			mine=$(awk -F, -v t="$want_type" -v f="$want_func" '$1 == "leak" {
-				all += $3; if ($2 == t && $5 == f) n += $3 }
+			mine=$(awk -F, -v t="$want_type" -v f="$want_func" "$unclone"' $1 == "leak" {
+				all += $3; if ($2 == t && unclone($5) == f) n += $3 }
 				END { printf "%d of %d", n, all }' "$out/$name/findings")
 			said=$(printf '%-48s %s of %s; perf refcnt %s' "$said" "$n" "$all" "$mine")
 		fi

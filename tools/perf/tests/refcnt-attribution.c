@@ -2052,8 +2052,7 @@ static int freed_stored(int variant, struct collect *c)
 	};
 	struct refcnt_free frees[] = {
 		{ .time = 20, .space = 1, .block = HOLDER_BLOCK, .size = 0x40,
-		  .site = FN_F + 0x40, .caller = FN_F, .tid = 1, .audited = true,
-		  .holds = 1U << 0 },	/* the events' type */
+		  .site = FN_F + 0x40, .caller = FN_F, .tid = 1, .audited = true },
 	};
 	struct refcnt_scan_object objects[] = {
 		{ .addr = OBJ_C, .refcnt = 1, .reachable = REFCNT_SCAN_REACH__NONE },
@@ -2063,6 +2062,9 @@ static int freed_stored(int variant, struct collect *c)
 		.objects = objects,
 	};
 
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++)
+		evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+	frees[0].holds = 1U << evs[0].type;
 	if (variant == 1)
 		evs[1].obj = 0;		/* left out: the engine ignores it */
 	if (variant == 2) {
@@ -2101,15 +2103,25 @@ int test__refcnt_attribution_freed_stored(struct test_suite *test __maybe_unused
  * for one by a reachable word): G's birth, which G's caller never put,
  * and H's get, which H stored in a holder that still holds it (no store
  * over the word, no free of its block). The leak is G's: memory holds
- * H's. With @stored false (no store seen), nothing tells them apart but
- * the order that left_ref__cmp() keeps: a get before a birth, H's.
+ * H's. With @variant 1 (no store seen), nothing tells them apart but the
+ * order that left_ref__cmp() keeps: a get before a birth, H's. With 2,
+ * the block was freed (by P, no holder of the type) and its memory given
+ * to another block, where X stored D over the word: the word holds H's
+ * no more, and X stored over nothing of C's (H's is told first again,
+ * "left outstanding", not X's).
  */
-static int word_holds(bool stored, struct collect *c)
+static int word_holds(int variant, struct collect *c)
 {
 	struct refcnt_event evs[] = {
 		EV(10, BORN, OBJ_C, G, 0x10, 1, 1),
 		EV(11, GET, OBJ_C, H, 0x10, 1, 1),
 		STORE_EV(12, OBJ_C, H, 0x10, HOLDER_BLOCK + 0x10),
+		EV(30, BORN, OBJ_D, X, 0x10, 1, 1),
+		STORE_EV(31, OBJ_D, X, 0x10, HOLDER_BLOCK + 0x10),
+	};
+	struct refcnt_free frees[] = {
+		{ .time = 20, .space = 1, .block = HOLDER_BLOCK, .size = 0x40,
+		  .site = FN_P + 0x40, .caller = FN_P, .tid = 1, .audited = true },
 	};
 	struct refcnt_scan_object objects[] = {
 		{ .addr = OBJ_C, .refcnt = 2, .words = 1, .reachable = REFCNT_SCAN_REACH__DATA },
@@ -2119,9 +2131,14 @@ static int word_holds(bool stored, struct collect *c)
 		.objects = objects,
 	};
 
-	if (!stored)
-		evs[2].obj = 0;		/* left out: the engine ignores it */
-	return freed_stream__run(evs, ARRAY_SIZE(evs), NULL, 0, &scan, true, c);
+	if (variant == 1)
+		evs[2].obj = 0;		/* left out: the engine ignores them */
+	if (variant != 2) {
+		evs[3].obj = 0;
+		evs[4].obj = 0;
+	}
+	return freed_stream__run(evs, ARRAY_SIZE(evs), frees, variant == 2 ? 1 : 0, &scan, true,
+				 c);
 }
 
 int test__refcnt_attribution_word_holds(struct test_suite *test __maybe_unused,
@@ -2130,13 +2147,18 @@ int test__refcnt_attribution_word_holds(struct test_suite *test __maybe_unused,
 	const struct refcnt_finding *leak;
 	struct collect c;
 
-	TEST_ASSERT_VAL("engine", !word_holds(true, &c));
+	TEST_ASSERT_VAL("engine", !word_holds(0, &c));
 	leak = collect__leak(&c, OBJ_C);
 	TEST_ASSERT_VAL("one leak: G's birth", leak && leak->ref.op == REFCNT_OP__BORN &&
 			stream__ref_is(&leak->ref, FN_G + 0x10));
-	TEST_ASSERT_VAL("engine", !word_holds(false, &c));
+	TEST_ASSERT_VAL("engine", !word_holds(1, &c));
 	leak = collect__leak(&c, OBJ_C);
 	TEST_ASSERT_VAL("no store: H's get first", leak && stream__ref_is(&leak->ref, FN_H + 0x10));
+	TEST_ASSERT_VAL("engine", !word_holds(2, &c));
+	leak = collect__leak(&c, OBJ_C);
+	TEST_ASSERT_VAL("block freed: H's get first, not stored over by X",
+			leak && stream__ref_is(&leak->ref, FN_H + 0x10) &&
+			leak->why != REFCNT_WHY__OVERWRITTEN);
 	return TEST_OK;
 }
 

@@ -929,7 +929,10 @@ static bool ref__scope_kept(const struct refcnt_ref *ref, const void *arg)
 	return ref->scope_keeps && ref->tid == ev->tid;
 }
 
-/* Neither the second of two one call took, nor one an inlined function kept. */
+/*
+ * Neither the second of two one call took (the one its function keeps),
+ * nor one an inlined function kept.
+ */
 static bool ref__not_twin_not_kept(const struct refcnt_ref *ref, const void *arg __maybe_unused)
 {
 	return !ref->twin && !ref->scope_keeps;
@@ -941,7 +944,8 @@ static bool ref__not_twin_not_kept(const struct refcnt_ref *ref, const void *arg
  * it, not the one thread__find_map() stored in its addr_location), else
  * one taken in the closest call made from it, passing over the second
  * reference of a call that took two while that call made another, and
- * first over what an inlined function kept (stored) in any of its calls:
+ * first over what an inlined function kept (stored) in any of its calls,
+ * and over such second references in any of them (a call keeps it too):
  * a put that did not load it releases what its own calls were handed
  * (machine__process_kernel_mmap_event() puts the kernel dso its lookup
  * returned, not the one map__new2() stored in the new map, though
@@ -1992,19 +1996,24 @@ int refcnt_engine__follow_frees(struct refcnt_engine *engine)
 static void engine__block_freed(struct refcnt_engine *engine, const struct refcnt_free *f)
 {
 	u64 words = min(f->size, (u64)REFCNT_FREED_WORDS * sizeof(u64)) / sizeof(u64);
+	/* a function of the audited binary with holders may free a holder */
+	bool holder = f->caller && f->audited && f->holds;
 	struct refcnt_object *object;
 	struct refcnt_slot_word w;
 
+	if (!refcnt_slot_track__has_words(engine->slot_track))
+		return;
 	for (u64 i = 0; i < words; i++) {
 		u64 slot = f->block + i * sizeof(u64);
 		struct refcnt_space_addr key;
 		struct refcnt_lifetime *lt;
 		u32 pos;
 
-		/* a function with no holder of the type frees the memory, not a holder */
-		if (!refcnt_slot_track__forget(engine->slot_track, slot, &w) ||
-		    w.space != f->space || !w.ref_time || w.borrowed || !f->caller || !f->audited ||
-		    w.type >= REFCNT_TYPE__MAX_NR || !(f->holds & (1U << w.type)))
+		if (!refcnt_slot_track__forget(engine->slot_track, f->space, slot, &w))
+			continue;
+		/* a copy holds no reference; one of a type it has no holder of is not its */
+		if (!holder || !w.ref_time || w.borrowed || w.type >= REFCNT_TYPE__MAX_NR ||
+		    !(f->holds & (1U << w.type)))
 			continue;
 		key = (struct refcnt_space_addr){ .space = w.space, .addr = w.obj };
 		if (!hashmap__find(engine->objects, &key, &object) || !object->live ||
@@ -2012,7 +2021,7 @@ static void engine__block_freed(struct refcnt_engine *engine, const struct refcn
 			continue;
 		lt = object->live;
 		pos = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, slot,
-						       ref__stored_last, &w, (u32)-1);
+						       ref__stored_last, &w, REFSET_ALL);
 		if (pos != REFSET_NONE)
 			refcnt_refset__set_freed(&lt->refs, pos, f->site, f->caller);
 	}
@@ -2281,7 +2290,9 @@ static bool engine__word_holds(const struct refcnt_engine *engine,
 {
 	struct refcnt_slot_word w;
 
-	return r->slot && refcnt_slot_track__word(engine->slot_track, r->slot, &w) &&
+	/* without the frees, a freed block's words would still seem to hold theirs */
+	return engine->frees && r->slot &&
+	       refcnt_slot_track__word(engine->slot_track, r->slot, &w) &&
 	       w.space == lt->object->key.space && w.obj == lt->object->key.addr &&
 	       !w.borrowed && ref__stored_last(r, &w);
 }
@@ -2568,7 +2579,8 @@ static u32 engine__leaks_untold(struct refcnt_engine *engine, struct refcnt_life
 /*
  * The leaks of @lt that were in a block when it was freed (the words a
  * store put them in: engine__block_freed()), by a function that never
- * put the object: lost at that free, while @budget lasts.
+ * put the object, nor had a callee put it (thread__delete() puts the maps
+ * through thread__exit()): lost at that free, while @budget lasts.
  */
 static void engine__freed_stored(struct refcnt_engine *engine, struct refcnt_lifetime *lt,
 				 u32 budget)
@@ -2577,7 +2589,7 @@ static void engine__freed_stored(struct refcnt_engine *engine, struct refcnt_lif
 		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
 
 		if (!r || r->lost_site || !r->freed_site ||
-		    refcnt_putters__has(&lt->put_by, r->freed_caller))
+		    refcnt_putters__has(&lt->put_below, r->freed_caller))
 			continue;
 		if (refcnt_refset__set_lost(&lt->refs, i, r->freed_site, r->freed_caller, true)) {
 			engine->stats.freed_holding++;
@@ -2614,8 +2626,9 @@ static int engine__freed_holders(struct refcnt_engine *engine)
 		if (budget)
 			engine__freed_stored(engine, lt, budget);
 	}
+	/* siblings of the leaks the scan's freed words named */
 	list_for_each_entry(lt, &engine->live, node) {
-		u32 budget = err ? 0 : engine__leaks_untold(engine, lt);
+		u32 budget = err || !hashmap__size(sites) ? 0 : engine__leaks_untold(engine, lt);
 
 		if (budget)
 			engine__freed_sibling(engine, lt, sites, budget);

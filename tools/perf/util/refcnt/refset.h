@@ -22,6 +22,8 @@
 #include "pairing.h"
 
 #define REFSET_NONE	((u32)-1)
+/* A bounded pick's bound that looks at every reference */
+#define REFSET_ALL	((u32)-1)
 
 /* The buckets of every indexed set: one per engine. */
 struct refcnt_refset_index {

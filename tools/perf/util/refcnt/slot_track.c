@@ -253,16 +253,23 @@ void refcnt_slot_track__cleared(struct refcnt_slot_track *st, const struct refcn
 		free(w);
 }
 
-bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 slot,
+bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 space, u64 slot,
 			       struct refcnt_slot_word *word)
 {
 	struct refcnt_slot_word *w;
 
-	if (!slot || !hashmap__delete(st->words, slot, NULL, &w))
+	/* another process's word at the same address is not this block's */
+	if (!slot || !hashmap__find(st->words, slot, &w) || w->space != space)
 		return false;
 	*word = *w;
+	hashmap__delete(st->words, slot, NULL, NULL);
 	free(w);
 	return true;
+}
+
+bool refcnt_slot_track__has_words(const struct refcnt_slot_track *st)
+{
+	return hashmap__size(st->words) > 0;
 }
 
 bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,

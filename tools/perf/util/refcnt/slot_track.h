@@ -86,11 +86,14 @@ bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 			     struct refcnt_slot_word *word);
 
 /*
- * The word at @slot was freed: what it held, if a store to it was seen
- * (@word), is followed there no more.
+ * The word at @slot of address space @space was freed: what it held, if
+ * a store of that space to it was seen (@word), is followed there no more.
  */
-bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 slot,
+bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 space, u64 slot,
 			       struct refcnt_slot_word *word);
+
+/* Does @st follow any word? */
+bool refcnt_slot_track__has_words(const struct refcnt_slot_track *st);
 
 /*
  * A store or copy event @ev: @ev's object is what its word holds now,
