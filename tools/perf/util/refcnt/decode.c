@@ -266,6 +266,7 @@ struct refcnt_caller {
 					 */
 	bool	audited;		/* in a binary whose DWARF was read */
 	const u64 *holders;		/* per type, the handoff table's: handoff.h */
+	u16	holds;			/* the types @holders has any of */
 	bool	inlines_known;		/* @scope was looked up */
 	/* the innermost inlined function holding the site; key 0: none */
 	struct refcnt_inline_frame scope;
@@ -275,6 +276,19 @@ struct refcnt_caller {
 static u64 caller__holders(const struct refcnt_caller *c, u8 type)
 {
 	return c && c->holders && type < REFCNT_TYPE__MAX_NR ? c->holders[type] : 0;
+}
+
+/* The types that @c's function has holders of (refcnt_free.holds). */
+static u16 caller__holds(const struct refcnt_caller *c)
+{
+	u16 holds = 0;
+
+	BUILD_BUG_ON(REFCNT_TYPE__MAX_NR > 16);
+	for (u8 type = 0; type < REFCNT_TYPE__MAX_NR; type++) {
+		if (caller__holders(c, type))
+			holds |= 1U << type;
+	}
+	return holds;
 }
 
 /* @dh's DWARF, once: NULL if it has none */
@@ -349,6 +363,7 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 		c->handoff = dh ? refcnt_handoff__types(dh->handoff, al.sym->start) : 0;
 		c->clones = dh ? refcnt_handoff__clones(dh->handoff, al.sym->start) : 0;
 		c->holders = dh ? refcnt_handoff__holders(dh->handoff, al.sym->start) : NULL;
+		c->holds = caller__holds(c);
 		if (inlines && dh) {
 			/* the address in the binary, as its DWARF has it */
 			u64 vaddr = map__rip_2objdump(al.map, map__map_ip(al.map, addr));
@@ -663,17 +678,14 @@ static u64 decoder__freer(struct refcnt_decoder *d, struct perf_sample *sample,
 	return c->freer;
 }
 
-/* The types that @c's function has holders of (refcnt_free.holds). */
-static u16 caller__holds(const struct refcnt_caller *c)
+/* The function whose entry is @entry (not one that holds it), or NULL. */
+static struct refcnt_caller *decoder__function_at(struct refcnt_decoder *d,
+						  struct perf_sample *sample, u64 space, u64 entry)
 {
-	u16 holds = 0;
+	struct refcnt_caller *c = entry ? decoder__site(d, sample, space, entry, false, false) :
+				  NULL;
 
-	BUILD_BUG_ON(REFCNT_TYPE__MAX_NR > 16);
-	for (u8 type = 0; type < REFCNT_TYPE__MAX_NR; type++) {
-		if (caller__holders(c, type))
-			holds |= 1U << type;
-	}
-	return holds;
+	return c && c->key == entry ? c : NULL;
 }
 
 int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
@@ -720,11 +732,9 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 		f->up_caller = f->caller;
 		f->caller = freer;
 		f->site = freer;
-		c = decoder__site(d, sample, f->space, freer, false, false);
-		if (c && c->key != freer)
-			c = NULL;
+		c = decoder__function_at(d, sample, f->space, freer);
 	}
-	f->holds = caller__holds(c);
+	f->holds = c ? c->holds : 0;
 	return 0;
 }
 
@@ -732,10 +742,9 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 static u64 decoder__clone(struct refcnt_decoder *d, struct perf_sample *sample,
 			  const struct refcnt_event *ev, u64 entry)
 {
-	const struct refcnt_caller *c = entry ? decoder__site(d, sample, ev->space, entry,
-							      false, false) : NULL;
+	const struct refcnt_caller *c = decoder__function_at(d, sample, ev->space, entry);
 
-	return c && c->key == entry && (c->clones & (1U << ev->type)) ? c->key : 0;
+	return c && (c->clones & (1U << ev->type)) ? c->key : 0;
 }
 
 int refcnt_decoder__decode(struct refcnt_decoder *d, struct evsel *evsel,

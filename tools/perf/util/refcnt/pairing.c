@@ -1773,6 +1773,25 @@ static bool ref__stored_last(const struct refcnt_ref *ref, const void *arg)
 }
 
 /*
+ * The reference that the store which filled word @slot joined (@w), if
+ * its object lives and it is still outstanding: its position in the
+ * lifetime set in @ltp, else REFSET_NONE.
+ */
+static u32 engine__word_ref(const struct refcnt_engine *engine, const struct refcnt_slot_word *w,
+			    u64 slot, struct refcnt_lifetime **ltp)
+{
+	struct refcnt_space_addr key = { .space = w->space, .addr = w->obj };
+	struct refcnt_object *object;
+
+	if (!w->ref_time || !hashmap__find(engine->objects, &key, &object) || !object->live ||
+	    object->type != w->type)
+		return REFSET_NONE;
+	*ltp = object->live;
+	return refcnt_refset__pick_frame_recent(&object->live->refs, REFSET_SLOT, slot,
+						ref__stored_last, w, REFSET_ALL);
+}
+
+/*
  * A store to memory over a word whose reference, of the same type, another
  * call stored and is still outstanding: that reference was lost here
  * (refcnt_slot_where). Only the reference the last store there joined:
@@ -1781,9 +1800,7 @@ static bool ref__stored_last(const struct refcnt_ref *ref, const void *arg)
  */
 static int engine__slot_overwrite(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
-	struct refcnt_object *object;
 	struct refcnt_slot_word prev;
-	struct refcnt_space_addr key;
 	struct refcnt_lifetime *lt;
 	u32 pos;
 	int ret;
@@ -1795,15 +1812,9 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 		engine->stats.slot_words_full++;
 	if (ret <= 0)
 		return ret == -ENOMEM ? ret : 0;
-	if (prev.space != ev->space || prev.type != ev->type || !prev.ref_time)
+	if (prev.space != ev->space || prev.type != ev->type)
 		return 0;
-	key = (struct refcnt_space_addr){ .space = prev.space, .addr = prev.obj };
-	if (!hashmap__find(engine->objects, &key, &object) || !object->live ||
-	    object->type != prev.type)
-		return 0;
-	lt = object->live;
-	pos = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, ev->slot, ref__stored_last,
-					       &prev, (u32)-1);
+	pos = engine__word_ref(engine, &prev, ev->slot, &lt);
 	if (pos == REFSET_NONE)
 		return 0;
 	/* stored over while its frame lived: not that frame's to lose any more */
@@ -1998,30 +2009,22 @@ static void engine__block_freed(struct refcnt_engine *engine, const struct refcn
 	u64 words = min(f->size, (u64)REFCNT_FREED_WORDS * sizeof(u64)) / sizeof(u64);
 	/* a function of the audited binary with holders may free a holder */
 	bool holder = f->caller && f->audited && f->holds;
-	struct refcnt_object *object;
 	struct refcnt_slot_word w;
 
 	if (!refcnt_slot_track__has_words(engine->slot_track))
 		return;
 	for (u64 i = 0; i < words; i++) {
 		u64 slot = f->block + i * sizeof(u64);
-		struct refcnt_space_addr key;
 		struct refcnt_lifetime *lt;
 		u32 pos;
 
 		if (!refcnt_slot_track__forget(engine->slot_track, f->space, slot, &w))
 			continue;
 		/* a copy holds no reference; one of a type it has no holder of is not its */
-		if (!holder || !w.ref_time || w.borrowed || w.type >= REFCNT_TYPE__MAX_NR ||
+		if (!holder || w.borrowed || w.type >= REFCNT_TYPE__MAX_NR ||
 		    !(f->holds & (1U << w.type)))
 			continue;
-		key = (struct refcnt_space_addr){ .space = w.space, .addr = w.obj };
-		if (!hashmap__find(engine->objects, &key, &object) || !object->live ||
-		    object->type != w.type)
-			continue;
-		lt = object->live;
-		pos = refcnt_refset__pick_frame_recent(&lt->refs, REFSET_SLOT, slot,
-						       ref__stored_last, &w, REFSET_ALL);
+		pos = engine__word_ref(engine, &w, slot, &lt);
 		if (pos != REFSET_NONE)
 			refcnt_refset__set_freed(&lt->refs, pos, f->site, f->caller);
 	}

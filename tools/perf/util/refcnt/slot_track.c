@@ -240,17 +240,16 @@ int refcnt_slot_track__copied(struct refcnt_slot_track *st, const struct refcnt_
 void refcnt_slot_track__cleared(struct refcnt_slot_track *st, const struct refcnt_event *ev)
 {
 	struct slot_thread *t = slot_track__thread(st, ev->tid, false);
-	struct refcnt_slot_word *w;
+	struct refcnt_slot_word w;
 
-	if (!ev->slot || !hashmap__find(st->words, ev->slot, &w) || w->space != ev->space)
+	if (!refcnt_slot_track__word(st, ev->slot, &w) || w.space != ev->space)
 		return;
 	for (int i = 0; t && i < 2; i++) {
-		if (t->take[i].valid && t->take[i].time == w->ref_time &&
-		    t->take[i].site == w->ref_site)
+		if (t->take[i].valid && t->take[i].time == w.ref_time &&
+		    t->take[i].site == w.ref_site)
 			return;
 	}
-	if (hashmap__delete(st->words, ev->slot, NULL, &w))
-		free(w);
+	refcnt_slot_track__forget(st, ev->space, ev->slot, &w);
 }
 
 bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 space, u64 slot,
