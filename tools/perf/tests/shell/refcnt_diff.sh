@@ -4,8 +4,9 @@
 #
 # perf refcnt diff compares two recordings by names. The buggy refcnt
 # workload against the clean one: the new rows are exactly the bug rows
-# perf refcnt report shows of the buggy one, nothing changed or gone, and
-# the stdio header counts them; the clean one against a second clean run:
+# perf refcnt report shows of the buggy one (a use after put by the put
+# that freed the object), nothing changed or gone, and the stdio header
+# counts them; the clean one against a second clean run:
 # no row (refcnt_diff_stable.sh: a real perf report against itself, ten
 # times). --fail-on exits 23 when the new recording has rows of its kinds
 # the baseline lacks, 0 when not, 24 when those are all uncertain (map__get
@@ -28,8 +29,13 @@ refcnt_record buggy -- "$target" test -w refcnt buggy || exit 1
 bug_kinds='^(leak|double put|over-release|use after put),'
 
 # buggy against clean: the new rows are the buggy report's bug rows
+# (a use after put by the put that freed the object, the report's seventh
+# field, where it knows it)
 perf refcnt report -i "$tmpdir/buggy.data" -x, | grep -E "$bug_kinds" |
-	cut -d, -f1,2,5 | sort -u > "$tmpdir/injected"
+	awk -F, -v OFS=, '{ f = $5; if ($1 == "use after put" && $7 != "-") f = $7; print $1, $2, f }' |
+	sort -u > "$tmpdir/injected"
+grep -q '^use after put,' "$tmpdir/injected" ||
+	fail "the buggy workload's report has no use after put row"
 if ! perf refcnt diff -x, "$tmpdir/clean.data" "$tmpdir/buggy.data" > "$tmpdir/diff.x" \
 	2> "$tmpdir/diff.err"; then
 	fail "diff clean buggy failed: $(cat "$tmpdir/diff.err")"

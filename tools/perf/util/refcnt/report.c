@@ -683,6 +683,26 @@ static int refcnt_report__fold_stack(const struct refcnt_report *rep, const stru
 }
 
 /*
+ * A use after put by the put that freed the object (its row's other put):
+ * the use is where it shows, the put is what the fix changes, as ASan's
+ * use after free names the free. Keyed by its uses, one early put would
+ * be a new row per function that happened to use the object next.
+ */
+static int refcnt_report__summarize_freed(const struct refcnt_report *rep,
+					  const struct refcnt_group *g, struct refcnt_funcs *f,
+					  struct strbuf *chain, struct refcnt_summary *s)
+{
+	char site[REFCNT_FUNC_SZ];
+
+	if (!g->refs)	/* all its uses suppressed */
+		return 0;
+	refcnt_sym__ref_func(&rep->sym, &g->other, site, sizeof(site));
+	return refcnt_report__fold_stack(rep, &g->other, g->other.stack, f, chain) ?:
+	       refcnt_summary__add_finding(s, g->kind, g->type, g->uncertain, site, chain->buf,
+					   g->refs);
+}
+
+/*
  * A replayed recording by names: its findings per kind, type, site function
  * and folded callchain, and its balance per type and function.
  */
@@ -700,6 +720,12 @@ static int refcnt_report__to_summary(const struct refcnt_report *rep, struct ref
 	hashmap__for_each_entry(rep->findings.map, cur, bkt) {
 		const struct refcnt_group *g = cur->pvalue;
 
+		if (g->kind == REFCNT_FINDING__USE_AFTER_PUT && g->has_other) {
+			err = refcnt_report__summarize_freed(rep, g, f, &chain, s);
+			if (err)
+				goto out;
+			continue;
+		}
 		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
 		if (!g->stacks) {
 			err = g->refs ? refcnt_summary__add_finding(s, g->kind, g->type,
