@@ -1230,6 +1230,76 @@ int test__refcnt_attribution_caller_not_kept(struct test_suite *test __maybe_unu
 	return TEST_OK;
 }
 
+/* handed_site(): A's history, then B's, at @t0 */
+static void handed_site__events(struct refcnt_event *evs, u64 obj, u64 t0, bool put_g)
+{
+	const struct refcnt_event tmpl[] = {
+		EV(0, BORN, 0, X, 0x10, 1, 1),	/* X's birth, handed to F */
+		EV(1, GET,  0, H, 0x10, 1, 1),	/* X's table keeps one */
+		EV(2, GET,  0, G, 0x10, 1, 2),	/* G's lookup, handed to F */
+		EV(3, PUT,  0, F, 0x60, 1, 3),	/* G's result */
+		EV(4, PUT,  0, F, 0x70, 1, 2),	/* X's result */
+		EV(5, PUT,  0, W, 0x10, 1, 1),	/* the table's teardown */
+	};
+	int n = 0;
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(tmpl); i++) {
+		struct refcnt_event *ev = &evs[n];
+
+		if (tmpl[i].site == FN_F + 0x60 && !put_g)
+			continue;
+		*ev = tmpl[i];
+		ev->obj = obj;
+		ev->time += t0;
+		ev->live += !put_g && ev->op == REFCNT_OP__PUT;	/* G's result still counts */
+		ev->type = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+		ev->up[0] = ev->caller == FN_H ? FN_X : ev->caller == FN_X || ev->caller == FN_G ?
+			    FN_F : FN_MAIN;
+		ev->up[1] = ev->caller == FN_H ? FN_F : FN_MAIN;
+		if (ev->caller == FN_X || ev->caller == FN_G) {
+			ev->hands_on = true;
+			ev->owner = FN_F;
+			ev->owner_site = ev->caller == FN_X ? FN_F + 0x40 : FN_F + 0x50;
+		}
+		n++;
+	}
+}
+
+/*
+ * Two calls hand F a reference each (map__new(): the dso its lookup
+ * X, machine__findnew_dso_id(), made; the one its later lookup G,
+ * dsos__find(), found), and X's table keeps one. F puts G's result at
+ * F+0x60 and X's at F+0x70. Object A shows it: at F+0x70 only the
+ * reference X handed was left of those handed to F. B's G result is
+ * never put (the bug): its put at F+0x70 releases what came back
+ * through X's call, as A taught, and G's is the leak. By the closest
+ * call, or the birth passed over as a table's (threads__findnew()), G's
+ * would be released and X's birth left, as if owned.
+ */
+int test__refcnt_attribution_handed_site(struct test_suite *test __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	struct refcnt_event evs[11];
+	const struct refcnt_finding *f;
+	struct collect c;
+
+	handed_site__events(evs, OBJ_A, 10, true);
+	handed_site__events(evs + 6, OBJ_B, 20, false);
+	TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_B, &c));
+	TEST_ASSERT_EQUAL("steps of B", c.nr_steps, 5);
+	TEST_ASSERT_VAL("F+0x70 releases what X handed, as A showed",
+			c.steps[3].confidence == REFCNT_PAIR__SAME_CALLER &&
+			c.steps[3].paired.op == REFCNT_OP__BORN &&
+			stream__ref_is(&c.steps[3].paired, FN_X + 0x10));
+	TEST_ASSERT_EQUAL("leaks", c.nr_findings, 1);
+	f = &c.findings[0];
+	TEST_ASSERT_VAL("G's result, F's leak",
+			f->kind == REFCNT_FINDING__LEAK && f->obj == OBJ_B &&
+			stream__ref_is(&f->ref, FN_G + 0x10) && f->why == REFCNT_WHY__OWNER &&
+			refcnt_finding__site(f)->caller == FN_F);
+	return TEST_OK;
+}
+
 /*
  * What an inlined function keeps is a keeper's at a teardown (perf kwork's
  * kernel map): F is a lookup, and S, inlined in F, fills a by-name array

@@ -42,6 +42,8 @@ int test__refcnt_attribution_held(struct test_suite *test, int subtest);
 int test__refcnt_attribution_least_released(struct test_suite *test, int subtest);
 int test__refcnt_attribution_escaped(struct test_suite *test, int subtest);
 int test__refcnt_attribution_caller_not_kept(struct test_suite *test, int subtest);
+int test__refcnt_attribution_handed_site(struct test_suite *test, int subtest);
+int test__refcnt_findings_inlined(struct test_suite *test, int subtest);
 int test__refcnt_attribution_scope_keeper(struct test_suite *test, int subtest);
 int test__refcnt_attribution_common_not_kept(struct test_suite *test, int subtest);
 int test__refcnt_attribution_holder_teardown(struct test_suite *test, int subtest);

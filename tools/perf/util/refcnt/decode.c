@@ -120,6 +120,9 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 	d->execs = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(d->execs))
 		return PTR_ERR(d->execs);
+	d->scope_names = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	if (IS_ERR(d->scope_names))
+		return PTR_ERR(d->scope_names);
 	d->handoffs = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(d->handoffs))
 		return PTR_ERR(d->handoffs);
@@ -219,6 +222,15 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 	if (!IS_ERR_OR_NULL(d->execs))
 		hashmap__free(d->execs);
 	d->execs = NULL;
+	if (!IS_ERR_OR_NULL(d->scope_names)) {
+		struct hashmap_entry *cur;
+		size_t bkt;
+
+		hashmap__for_each_entry(d->scope_names, cur, bkt)
+			free(cur->pvalue);
+		hashmap__free(d->scope_names);
+	}
+	d->scope_names = NULL;
 	if (!IS_ERR_OR_NULL(d->handoffs)) {
 		struct hashmap_entry *cur;
 		size_t bkt;
@@ -339,6 +351,21 @@ static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct 
 }
 
 /*
+ * Keep the name of inlined function @f, which a reference's row names
+ * (symbolize.h); a row without it names the function around it.
+ */
+static void decoder__name_scope(struct refcnt_decoder *d, const struct refcnt_inline_frame *f)
+{
+	char *name;
+
+	if (!f->name || hashmap__find(d->scope_names, f->key, NULL))
+		return;
+	name = strdup(f->name);
+	if (name && hashmap__add(d->scope_names, f->key, name))
+		free(name);
+}
+
+/*
  * Look up the function holding @c's site, and with @inlines the innermost
  * inlined function holding it, while the maps of @sample's thread are
  * current.
@@ -371,6 +398,8 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 			/* the engine asks only for the innermost one */
 			if (refcnt_inline_scopes__at(dh->dinfo, vaddr, &c->scope, 1) != 1)
 				c->scope.key = 0;
+			else
+				decoder__name_scope(d, &c->scope);
 		}
 	}
 	c->inlines_known |= inlines;
@@ -498,14 +527,20 @@ static void decoder__owner(struct refcnt_decoder *d, struct refcnt_event *ev, u1
 	}
 }
 
-/* A reference handed to its owner is stored in the owner's holders, if anywhere. */
+/*
+ * A reference handed to its owner is stored in the owner's holders, if
+ * anywhere; the inlined function at the owner's call owns it, unless it
+ * hands it on (to the function it is inlined in).
+ */
 static void decoder__owner_holders(struct refcnt_decoder *d, struct perf_sample *sample,
 				   struct refcnt_event *ev)
 {
 	const struct refcnt_caller *c = decoder__site(d, sample, ev->space, ev->owner_site,
-						      true, false);
+						      true, true);
 
 	ev->holders = caller__holders(c, ev->type);
+	if (c && !(c->scope.handoff & (1U << ev->type)))
+		ev->owner_scope = c->scope.key;
 }
 
 static u32 decoder__stack(struct refcnt_decoder *d, struct perf_sample *sample, u64 space)

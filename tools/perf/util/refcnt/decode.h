@@ -47,6 +47,8 @@ struct refcnt_decoder {
 	 */
 	struct hashmap		*handoffs;
 	struct hashmap		*execs;		/* pid -> its execs seen */
+	/* an inlined function's key (inline_scope.h) -> its name */
+	struct hashmap		*scope_names;
 	/* per stack id - 1: the caller keys of the frames above the site */
 	struct refcnt_stack_up	*ups;
 	u32			nr_ups;

@@ -59,6 +59,7 @@ static int inline_chain__add(Dwarf_Die *die, void *arg)
 		return 1;
 	chain->frames[chain->nr].key = REFCNT_INLINE_KEY | dwarf_dieoffset(&origin);
 	chain->frames[chain->nr].handoff = refcnt_die__handoff(&origin);
+	chain->frames[chain->nr].name = dwarf_diename(&origin);
 	chain->nr++;
 	return 0;
 }

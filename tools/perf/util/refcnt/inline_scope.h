@@ -30,8 +30,9 @@
 #define REFCNT_INLINE_KEY	BIT_ULL(63)
 
 struct refcnt_inline_frame {
-	u64	key;		/* the inlined function: REFCNT_INLINE_KEY | its DIE */
-	u16	handoff;	/* the types it hands its caller (handoff.h) */
+	u64		key;		/* the inlined function: REFCNT_INLINE_KEY | its DIE */
+	u16		handoff;	/* the types it hands its caller (handoff.h) */
+	const char	*name;		/* its name, while the DWARF read is open */
 };
 
 struct debuginfo;

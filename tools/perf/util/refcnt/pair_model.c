@@ -12,15 +12,19 @@
 #include "hash.h"
 #include "pair_model.h"
 
-/* The get functions one put function released, most often first. */
+/*
+ * What one put function (or put site) released, most often first: get
+ * functions (or the call sites the references were handed through).
+ */
 struct pair_row {
-	u64	get_fn[REFCNT_PAIR_MODEL_WAYS];
+	u64	got[REFCNT_PAIR_MODEL_WAYS];
 	u32	count[REFCNT_PAIR_MODEL_WAYS];
 	u32	nr;
 };
 
 struct refcnt_pair_model {
 	struct hashmap	*rows;		/* type and put function -> struct pair_row */
+	struct hashmap	*sites;		/* type and put site -> struct pair_row of hand sites */
 	struct hashmap	*clean;		/* type and put function -> lifetimes */
 	bool		frozen;		/* learns no more */
 };
@@ -32,10 +36,13 @@ struct refcnt_pair_model *refcnt_pair_model__new(void)
 	if (!model)
 		return NULL;
 	model->rows = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
+	model->sites = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	model->clean = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
-	if (IS_ERR(model->rows) || IS_ERR(model->clean)) {
+	if (IS_ERR(model->rows) || IS_ERR(model->sites) || IS_ERR(model->clean)) {
 		if (!IS_ERR(model->rows))
 			hashmap__free(model->rows);
+		if (!IS_ERR(model->sites))
+			hashmap__free(model->sites);
 		if (!IS_ERR(model->clean))
 			hashmap__free(model->clean);
 		free(model);
@@ -44,26 +51,32 @@ struct refcnt_pair_model *refcnt_pair_model__new(void)
 	return model;
 }
 
-void refcnt_pair_model__delete(struct refcnt_pair_model *model)
+static void pair_rows__free(struct hashmap *rows)
 {
 	struct hashmap_entry *cur;
 	size_t bkt;
 
+	hashmap__for_each_entry(rows, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(rows);
+}
+
+void refcnt_pair_model__delete(struct refcnt_pair_model *model)
+{
 	if (!model)
 		return;
-	hashmap__for_each_entry(model->rows, cur, bkt)
-		free(cur->pvalue);
-	hashmap__free(model->rows);
+	pair_rows__free(model->rows);
+	pair_rows__free(model->sites);
 	hashmap__free(model->clean);
 	free(model);
 }
 
-/* Count one more for @get_fn in @row, and keep the row sorted. */
-static void pair_row__add(struct pair_row *row, u64 get_fn)
+/* Count one more for @got in @row, and keep the row sorted. */
+static void pair_row__add(struct pair_row *row, u64 got)
 {
 	u32 i;
 
-	for (i = 0; i < row->nr && row->get_fn[i] != get_fn; i++)
+	for (i = 0; i < row->nr && row->got[i] != got; i++)
 		;
 	if (i == row->nr) {
 		/*
@@ -78,53 +91,80 @@ static void pair_row__add(struct pair_row *row, u64 get_fn)
 		if (row->nr < REFCNT_PAIR_MODEL_WAYS)
 			row->nr++;
 		i = row->nr - 1;
-		row->get_fn[i] = get_fn;
+		row->got[i] = got;
 		row->count[i] = 0;
 	}
 	row->count[i]++;
 	for (; i > 0 && row->count[i] > row->count[i - 1]; i--) {
-		u64 fn = row->get_fn[i];
+		u64 fn = row->got[i];
 		u32 count = row->count[i];
 
-		row->get_fn[i] = row->get_fn[i - 1];
+		row->got[i] = row->got[i - 1];
 		row->count[i] = row->count[i - 1];
-		row->get_fn[i - 1] = fn;
+		row->got[i - 1] = fn;
 		row->count[i - 1] = count;
 	}
+}
+
+/* One more @got for @put of @type in @rows. */
+static int pair_rows__learn(struct hashmap *rows, u8 type, u64 got, u64 put)
+{
+	long key = refcnt_type_addr__key(put, type);
+	struct pair_row *row;
+
+	if (!hashmap__find(rows, key, &row)) {
+		row = zalloc(sizeof(*row));
+		if (!row)
+			return -ENOMEM;
+		if (hashmap__add(rows, key, row)) {
+			free(row);
+			return -ENOMEM;
+		}
+	}
+	pair_row__add(row, got);
+	return 0;
+}
+
+/* What @put of @type released in @rows, most often first, in @got: how many. */
+static int pair_rows__releases(const struct hashmap *rows, u8 type, u64 put, u64 *got,
+			       int max)
+{
+	struct pair_row *row;
+	int nr = 0;
+
+	if (!put || !hashmap__find(rows, refcnt_type_addr__key(put, type), &row))
+		return 0;
+	for (u32 i = 0; i < row->nr && nr < max; i++, nr++)
+		got[nr] = row->got[i];
+	return nr;
 }
 
 int refcnt_pair_model__learn(struct refcnt_pair_model *model, u8 type, u64 get_fn,
 			     u64 put_fn)
 {
-	long key = refcnt_type_addr__key(put_fn, type);
-	struct pair_row *row;
-
 	if (!get_fn || !put_fn || model->frozen)
 		return 0;
-	if (!hashmap__find(model->rows, key, &row)) {
-		row = zalloc(sizeof(*row));
-		if (!row)
-			return -ENOMEM;
-		if (hashmap__add(model->rows, key, row)) {
-			free(row);
-			return -ENOMEM;
-		}
-	}
-	pair_row__add(row, get_fn);
-	return 0;
+	return pair_rows__learn(model->rows, type, get_fn, put_fn);
 }
 
 int refcnt_pair_model__releases(const struct refcnt_pair_model *model, u8 type, u64 put_fn,
 				u64 *get_fns, int max)
 {
-	struct pair_row *row;
-	int nr = 0;
+	return pair_rows__releases(model->rows, type, put_fn, get_fns, max);
+}
 
-	if (!put_fn || !hashmap__find(model->rows, refcnt_type_addr__key(put_fn, type), &row))
+int refcnt_pair_model__learn_site(struct refcnt_pair_model *model, u8 type, u64 hand_site,
+				  u64 put_site)
+{
+	if (!hand_site || !put_site || model->frozen)
 		return 0;
-	for (u32 i = 0; i < row->nr && nr < max; i++, nr++)
-		get_fns[nr] = row->get_fn[i];
-	return nr;
+	return pair_rows__learn(model->sites, type, hand_site, put_site);
+}
+
+int refcnt_pair_model__site_releases(const struct refcnt_pair_model *model, u8 type,
+				     u64 put_site, u64 *hand_sites, int max)
+{
+	return pair_rows__releases(model->sites, type, put_site, hand_sites, max);
 }
 
 int refcnt_pair_model__clean_release(struct refcnt_pair_model *model, u8 type, u64 put_fn,

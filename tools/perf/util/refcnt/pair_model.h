@@ -21,8 +21,9 @@
  * frozen, decides the second's puts: those of a teardown, which come
  * before the last puts that teach how it pairs, are decided by what the
  * whole recording teaches. Its memory grows with the number of distinct put
- * functions, at most REFCNT_PAIR_MODEL_WAYS get functions each, and a
- * count each of the lifetimes that died clean after such a put.
+ * functions and put sites, at most REFCNT_PAIR_MODEL_WAYS get functions or
+ * call sites each, and a count each of the lifetimes that died clean after
+ * such a put.
  */
 
 #include <linux/types.h>
@@ -59,6 +60,26 @@ int refcnt_pair_model__clean_release(struct refcnt_pair_model *model, u8 type, u
 /* In how many lifetimes that died clean @put_fn put a reference not its own. */
 long refcnt_pair_model__clean_releases(const struct refcnt_pair_model *model, u8 type,
 				       u64 put_fn);
+
+/*
+ * Where a put's function was handed more than one reference by its calls
+ * (a lookup's, a constructor's), the function alone does not say which it
+ * puts. The call sites do: a put at @put_site, made while one reference
+ * handed to its function was outstanding, released the one that came back
+ * through the call at @hand_site (the return address there: the owner's
+ * site of the reference, pairing.h). map__new() puts the dso that
+ * machine__findnew_dso_id() returned it, not the one that its later
+ * dsos__find() did. Returns 0 or -ENOMEM.
+ */
+int refcnt_pair_model__learn_site(struct refcnt_pair_model *model, u8 type, u64 hand_site,
+				  u64 put_site);
+
+/*
+ * The call sites whose handed references a put at @put_site released,
+ * in @hand_sites (@max long), most often first: how many.
+ */
+int refcnt_pair_model__site_releases(const struct refcnt_pair_model *model, u8 type,
+				     u64 put_site, u64 *hand_sites, int max);
 
 /* From now on, learn and clean_release change nothing: a replay's model. */
 void refcnt_pair_model__freeze(struct refcnt_pair_model *model);

@@ -69,6 +69,7 @@ struct refcnt_recent {
 struct refcnt_handed {
 	u64	time;
 	u64	site;
+	u64	caller;
 	u64	owner;
 	u32	tid;
 };
@@ -373,6 +374,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->stack = ev->stack;
 	ref->owner = ev->owner;
 	ref->owner_site = ev->owner_site;
+	ref->owner_scope = ev->owner_scope;
 	ref->tid = ev->tid;
 	ref->scope_keeps = ev->scope_keeps;
 	ref->holders = ev->holders;
@@ -819,6 +821,7 @@ static bool ref__twin(const struct refcnt_ref *ref, const void *arg __maybe_unus
 struct handed_arg {
 	const struct refcnt_event	*ev;
 	int				pass;
+	u64				hand_site;	/* it came back there (0: anywhere) */
 };
 
 /*
@@ -833,7 +836,8 @@ static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
 {
 	const struct handed_arg *h = arg;
 
-	if (!ref->owner || ref->owner != h->ev->caller || ref->tid != h->ev->tid)
+	if (!ref->owner || ref->owner != h->ev->caller || ref->tid != h->ev->tid ||
+	    (h->hand_site && ref->owner_site != h->hand_site))
 		return false;
 	return h->pass > 1 ||
 	       (!ref->twin && !ref->scope_keeps && (h->pass || ref->op != REFCNT_OP__BORN));
@@ -903,21 +907,89 @@ static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_ev
 	return pick;
 }
 
-/*
- * One handed to the put's function, from the closest call first, the
- * most recent (ref__handed_to()).
- */
-static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+/* Is @ref the one handed as @arg says (struct refcnt_handed)? */
+static bool ref__is_handed(const struct refcnt_ref *ref, const void *arg)
 {
-	struct handed_arg h = { .ev = ev };
+	const struct refcnt_handed *h = arg;
+
+	return ref->time == h->time && ref->site == h->site && ref->tid == h->tid;
+}
+
+/*
+ * The only reference still outstanding that the running call of the put's
+ * function was handed, on the put's thread: its position, else REFSET_NONE,
+ * also when that one is what the call kept (ref__handed_to()'s pass 1).
+ */
+static u32 lifetime__handed_only(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	u32 only = REFSET_NONE;
+
+	for (u8 i = 0; i < lt->nr_handed; i++) {
+		const struct refcnt_handed *h = &lt->handed[i];
+		u32 pos;
+
+		if (h->owner != ev->caller || h->tid != ev->tid)
+			continue;
+		pos = refcnt_refset__pick_frame_recent(&lt->refs, 0, h->caller, ref__is_handed, h,
+						       REFCNT_HANDED_RECENT);
+		if (pos == REFSET_NONE)
+			continue;
+		if (only != REFSET_NONE)
+			return REFSET_NONE;
+		only = pos;
+	}
+	if (only != REFSET_NONE) {
+		const struct refcnt_ref *ref = refcnt_refset__at(&lt->refs, only);
+
+		if (ref->twin || ref->scope_keeps)
+			return REFSET_NONE;
+	}
+	return only;
+}
+
+/* One handed to the put's function as @h says, from the closest call first. */
+static u32 lifetime__pick_handed_pass(struct refcnt_lifetime *lt, const struct handed_arg *h)
+{
 	u32 pick = REFSET_NONE;
 
-	for (h.pass = 0; pick == REFSET_NONE && h.pass < 3; h.pass++) {
-		for (int depth = 1; pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++)
-			pick = refcnt_refset__pick_frame_recent(&lt->refs, depth, ev->caller,
-								ref__handed_to, &h,
-								REFCNT_HANDED_RECENT);
+	for (int depth = 1; pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++)
+		pick = refcnt_refset__pick_frame_recent(&lt->refs, depth, h->ev->caller,
+							ref__handed_to, h, REFCNT_HANDED_RECENT);
+	return pick;
+}
+
+/*
+ * One handed to the put's function: one that came back through a call
+ * site that the recording showed this put site releasing what came back
+ * there (pair_model.h), else from the closest call first, the most recent
+ * (ref__handed_to()). If the running call of the function was handed only
+ * one that is still outstanding, the site it came back through is what
+ * @teach gets: what the model learns, whatever the pick.
+ */
+static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt_pair_model *model,
+				 const struct refcnt_event *ev, u64 *teach)
+{
+	u32 pick = lifetime__handed_only(lt, ev);
+	u64 sites[REFCNT_PAIR_MODEL_WAYS];
+	struct handed_arg h = { .ev = ev };
+	int nr;
+
+	if (pick != REFSET_NONE)
+		*teach = refcnt_refset__at(&lt->refs, pick)->owner_site;
+	pick = REFSET_NONE;
+	nr = refcnt_pair_model__site_releases(model, ev->type, ev->site, sites,
+					      REFCNT_PAIR_MODEL_WAYS);
+	/* as it learns: not one the call kept */
+	h.pass = 1;
+	for (int i = 0; pick == REFSET_NONE && i < nr; i++) {
+		h.hand_site = sites[i];
+		pick = lifetime__pick_handed_pass(lt, &h);
 	}
+	if (pick != REFSET_NONE)
+		return pick;
+	h.hand_site = 0;
+	for (h.pass = 0; pick == REFSET_NONE && h.pass < 3; h.pass++)
+		pick = lifetime__pick_handed_pass(lt, &h);
 	return pick;
 }
 
@@ -951,8 +1023,8 @@ static bool ref__not_twin_not_kept(const struct refcnt_ref *ref, const void *arg
  * returned, not the one map__new2() stored in the new map, though
  * map__new2() is the closer call).
  */
-static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
-				  u32 *pick)
+static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcnt_pair_model *model,
+				  const struct refcnt_event *ev, u32 *pick, u64 *teach)
 {
 	u64 caller = ev->caller;
 
@@ -966,7 +1038,7 @@ static bool lifetime__pick_caller(struct refcnt_lifetime *lt, const struct refcn
 	if (*pick == REFSET_NONE)
 		*pick = lifetime__pick_own(lt, ev);
 	if (*pick == REFSET_NONE)
-		*pick = lifetime__pick_handed(lt, ev);
+		*pick = lifetime__pick_handed(lt, model, ev, teach);
 	for (int depth = 1; *pick == REFSET_NONE && depth <= REFCNT_UP_FRAMES; depth++)
 		*pick = refcnt_refset__pick_frame(&lt->refs, depth, caller,
 						  ref__not_twin_not_kept, NULL);
@@ -1016,7 +1088,8 @@ static void lifetime__track_handed(struct refcnt_lifetime *lt, const struct refc
 		lt->nr_handed--;
 	}
 	lt->handed[lt->nr_handed++] = (struct refcnt_handed){
-		.time = ev->time, .site = ev->site, .owner = ev->owner, .tid = ev->tid,
+		.time = ev->time, .site = ev->site, .caller = ev->caller, .owner = ev->owner,
+		.tid = ev->tid,
 	};
 }
 
@@ -1330,18 +1403,20 @@ static bool lifetime__pick_slot(struct refcnt_lifetime *lt, const struct refcnt_
 
 /*
  * Which outstanding reference a put releases, and how sure that is: its
- * position in lt->refs, or REFSET_NONE for one of unknown origin.
+ * position in lt->refs, or REFSET_NONE for one of unknown origin. @teach
+ * gets the call site it was handed through if it was the only one handed
+ * to the put's function (lifetime__pick_handed()).
  */
 static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 					     const struct refcnt_pair_model *model,
-					     const struct refcnt_event *ev, u32 *pick)
+					     const struct refcnt_event *ev, u32 *pick, u64 *teach)
 {
 	if (lifetime__count(lt) == 1) {
 		/* the one in refs, or of unknown origin if none */
 		*pick = lifetime__last(lt);
 		return REFCNT_PAIR__EXACT;
 	}
-	if (lifetime__pick_caller(lt, ev, pick))
+	if (lifetime__pick_caller(lt, model, ev, pick, teach))
 		return REFCNT_PAIR__SAME_CALLER;
 	if (lifetime__pick_learnt(lt, model, ev, pick))
 		return REFCNT_PAIR__LEARNT;
@@ -1511,14 +1586,34 @@ static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt
 	return err;
 }
 
+/*
+ * A put paired with no choice (@step EXACT), or with the only reference
+ * handed to its function (@teach: the call site it came back through),
+ * none guessed before: what the recording teaches about the others.
+ */
+static void engine__learn(struct refcnt_engine *engine, const struct refcnt_object *object,
+			  const struct refcnt_lifetime *lt, const struct refcnt_step *step,
+			  u64 teach)
+{
+	const struct refcnt_event *ev = step->ev;
+
+	if (lt->guessed || object__uncertain(engine, object))
+		return;
+	if (step->confidence == REFCNT_PAIR__EXACT &&
+	    refcnt_pair_model__learn(engine->model, ev->type, step->paired.caller, ev->caller))
+		engine->stats.model_full++;
+	if (teach && refcnt_pair_model__learn_site(engine->model, ev->type, teach, ev->site))
+		engine->stats.model_full++;
+}
+
 static int engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
 		       const struct refcnt_event *ev, struct refcnt_step *step)
 {
 	struct refcnt_lifetime *lt = object->live;
 	bool over = !lifetime__count(lt);
 	struct refcnt_ref put;
+	u64 slot, teach = 0;
 	u32 pick = 0;
-	u64 slot;
 	bool own;
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
@@ -1532,7 +1627,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 		step->confidence = REFCNT_PAIR__SLOT;
 		engine->stats.slot_pairs++;
 	} else if (!over) {
-		step->confidence = lifetime__pick(lt, engine->model, ev, &pick);
+		step->confidence = lifetime__pick(lt, engine->model, ev, &pick, &teach);
 	}
 	if (!over) {
 		if (pick == REFSET_NONE) {
@@ -1541,15 +1636,7 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 		} else {
 			step->paired = *refcnt_refset__at(&lt->refs, pick);
 			engine__remove(engine, lt, pick);
-			/*
-			 * no choice, and none guessed before: what the
-			 * recording teaches about the others
-			 */
-			if (step->confidence == REFCNT_PAIR__EXACT && !lt->guessed &&
-			    !object__uncertain(engine, object) &&
-			    refcnt_pair_model__learn(engine->model, ev->type, step->paired.caller,
-						     ev->caller))
-				engine->stats.model_full++;
+			engine__learn(engine, object, lt, step, teach);
 		}
 		if (step->confidence > REFCNT_PAIR__SAME_CALLER)
 			lt->guessed = true;
@@ -2185,6 +2272,7 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		f.culprit = *ref;
 		f.culprit.site = ref->lost_site;
 		f.culprit.caller = ref->lost_caller;
+		f.culprit.scope = 0;
 		f.has_culprit = true;
 		f.why = ref->lost_freed ? REFCNT_WHY__FREED_HOLDING : REFCNT_WHY__OVERWRITTEN;
 	} else if (kind == REFCNT_FINDING__LEAK && !ref->twin && (ref->home || ref->owner_site) &&
@@ -2193,6 +2281,8 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		f.culprit = *ref;
 		f.culprit.site = ref->home ? ref->home_site : ref->owner_site;
 		f.culprit.caller = ref->home ?: ref->owner;
+		f.culprit.scope = ref->home ? 0 : ref->owner_scope;
+		f.culprit.scope_keeps = !!f.culprit.scope;
 		f.has_culprit = true;
 		f.why = REFCNT_WHY__OWNER;
 	}

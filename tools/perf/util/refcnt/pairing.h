@@ -147,6 +147,7 @@ struct refcnt_event {
 	 */
 	u64	owner;
 	u64	owner_site;
+	u64	owner_scope;	/* the inlined function there (@scope's kind) */
 	/*
 	 * A birth or a get in a function that hands it on (a lookup): the
 	 * return addresses of the calls it comes back through, the lookup's
@@ -223,6 +224,7 @@ struct refcnt_ref {
 	u32	stack;
 	u64	owner;		/* as in struct refcnt_event */
 	u64	owner_site;
+	u64	owner_scope;
 	u64	holders;	/* as in struct refcnt_event */
 	u64	slot;		/* where it was stored, if a slot probe saw it */
 	/*

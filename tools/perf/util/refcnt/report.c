@@ -328,6 +328,7 @@ static int refcnt_report__open(struct refcnt_report *rep, const char *input)
 	}
 	rep->sym.machine = &rep->session->machines.host;
 	rep->sym.stacks = &rep->decoder.stacks;
+	rep->sym.scope_names = rep->decoder.scope_names;
 	return 0;
 }
 

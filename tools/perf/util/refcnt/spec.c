@@ -22,6 +22,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 			[REFCNT_OP__PUT]  = { "dso__put" },
 			[REFCNT_OP__DIES] = { "dso__delete" },
 		},
+		.wrappers = { "__dso__zput" },
 	},
 	{
 		.name = "map", .struct_name = "map", .member = "refcnt",
@@ -32,6 +33,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 			[REFCNT_OP__PUT]  = { "map__put" },
 			[REFCNT_OP__DIES] = { "map__delete" },
 		},
+		.wrappers = { "__map__zput" },
 	},
 	{
 		.name = "maps", .struct_name = "maps", .member = "refcnt",
@@ -44,6 +46,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 			[REFCNT_OP__PUT]  = { "maps__put" },
 			[REFCNT_OP__DIES] = { "maps__delete" },
 		},
+		.wrappers = { "__maps__zput" },
 	},
 	{
 		.name = "thread", .struct_name = "thread", .member = "refcnt",
@@ -53,6 +56,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 			[REFCNT_OP__PUT]  = { "thread__put" },
 			[REFCNT_OP__DIES] = { "thread__delete" },
 		},
+		.wrappers = { "__thread__zput" },
 	},
 	{
 		.name = "nsinfo", .struct_name = "nsinfo", .member = "refcnt",
@@ -62,6 +66,7 @@ const struct refcnt_type_spec refcnt_type_specs[] = {
 			[REFCNT_OP__PUT]  = { "nsinfo__put" },
 			[REFCNT_OP__DIES] = { "nsinfo__delete" },
 		},
+		.wrappers = { "__nsinfo__zput" },
 	},
 	{
 		.name = "cpu_map", .struct_name = "perf_cpu_map", .member = "refcnt",
@@ -131,6 +136,10 @@ bool refcnt_type_specs__has_func(const char *name)
 				if (!strcmp(spec->funcs[op][i], name))
 					return true;
 			}
+		}
+		for (int i = 0; i < REFCNT_SPEC__MAX_FUNCS && spec->wrappers[i]; i++) {
+			if (!strcmp(spec->wrappers[i], name))
+				return true;
 		}
 	}
 	return false;

@@ -39,6 +39,12 @@ struct refcnt_type_spec {
 	const char *arrays[REFCNT_SPEC__MAX_ARRAYS];
 	const char *arrays_nr, *arrays_alloc;
 	const char *funcs[REFCNT_OP__MAX][REFCNT_SPEC__MAX_FUNCS];
+	/*
+	 * Inline helpers around them (a zput: the put, then the pointer
+	 * cleared): code inlined from one is the API's, not a function of
+	 * its own (inline_scope.h); never probed.
+	 */
+	const char *wrappers[REFCNT_SPEC__MAX_FUNCS];
 };
 
 extern const struct refcnt_type_spec refcnt_type_specs[];
@@ -53,7 +59,7 @@ const char *refcnt_type_specs__names(void);
 const struct refcnt_type_spec *refcnt_type_spec__find(const char *name);
 int refcnt_type_spec__index(const struct refcnt_type_spec *spec);
 
-/* Is @name a refcount function (funcs) of any audited type? */
+/* Is @name a refcount function (funcs) or a wrapper of one, of any audited type? */
 bool refcnt_type_specs__has_func(const char *name);
 
 /*

@@ -26,6 +26,8 @@ struct refcnt_symbolizer {
 	const struct refcnt_stacks	*stacks;
 	/* space -> a struct thread holding a copy of its maps at its exec */
 	struct hashmap			*images;
+	/* an inlined function's key -> its name (the decoder's), or NULL */
+	const struct hashmap		*scope_names;
 };
 
 /*
