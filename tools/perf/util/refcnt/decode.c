@@ -103,17 +103,9 @@ static int decoder__free_evsel(struct evsel *evsel)
 	return 0;
 }
 
-int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
-			 struct machine *machine)
+/* The decoder's tables: 0, or an error (what was made is freed at exit). */
+static int decoder__new_maps(struct refcnt_decoder *d)
 {
-	struct evsel *evsel;
-	int nr = 0, err;
-
-	memset(d, 0, sizeof(*d));
-	d->machine = machine;
-	err = refcnt_stacks__init(&d->stacks);
-	if (err)
-		return err;
 	d->callers = hashmap__new(refcnt_space_addr__hash, refcnt_space_addr__equal, NULL);
 	if (IS_ERR(d->callers))
 		return PTR_ERR(d->callers);
@@ -126,6 +118,20 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 	d->handoffs = hashmap__new(refcnt_addr__hash, refcnt_addr__equal, NULL);
 	if (IS_ERR(d->handoffs))
 		return PTR_ERR(d->handoffs);
+	return 0;
+}
+
+int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
+			 struct machine *machine)
+{
+	struct evsel *evsel;
+	int nr = 0, err;
+
+	memset(d, 0, sizeof(*d));
+	d->machine = machine;
+	err = refcnt_stacks__init(&d->stacks) ?: decoder__new_maps(d);
+	if (err)
+		return err;
 
 	evlist__for_each_entry(evlist, evsel) {
 		const char *name = strchr(evsel__name(evsel), ':');
@@ -400,6 +406,7 @@ static void decoder__lookup(struct refcnt_decoder *d, struct perf_sample *sample
 				c->scope.key = 0;
 			else
 				decoder__name_scope(d, &c->scope);
+			c->scope.name = NULL;	/* libdw's: kept as a copy, not a pointer */
 		}
 	}
 	c->inlines_known |= inlines;

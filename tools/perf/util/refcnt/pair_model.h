@@ -28,7 +28,7 @@
 
 #include <linux/types.h>
 
-#define REFCNT_PAIR_MODEL_WAYS	8	/* get functions kept per put function */
+#define REFCNT_PAIR_MODEL_WAYS	8	/* get functions (sites) kept per put function (site) */
 
 struct refcnt_pair_model;
 
@@ -81,7 +81,7 @@ int refcnt_pair_model__learn_site(struct refcnt_pair_model *model, u8 type, u64 
 int refcnt_pair_model__site_releases(const struct refcnt_pair_model *model, u8 type,
 				     u64 put_site, u64 *hand_sites, int max);
 
-/* From now on, learn and clean_release change nothing: a replay's model. */
+/* From now on, learn, learn_site and clean_release change nothing: a replay's model. */
 void refcnt_pair_model__freeze(struct refcnt_pair_model *model);
 
 #endif /* __PERF_REFCNT_PAIR_MODEL_H */

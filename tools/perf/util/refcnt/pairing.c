@@ -818,10 +818,26 @@ static bool ref__twin(const struct refcnt_ref *ref, const void *arg __maybe_unus
  */
 #define REFCNT_HANDED_RECENT	64
 
+/* Was @ref handed to @fn by a call that @fn, still running, made? */
+static bool lifetime__handed_running(const struct refcnt_lifetime *lt,
+				     const struct refcnt_ref *ref, u64 fn)
+{
+	for (u8 i = 0; i < lt->nr_handed; i++) {
+		const struct refcnt_handed *h = &lt->handed[i];
+
+		if (h->owner == fn && h->time == ref->time && h->site == ref->site &&
+		    h->tid == ref->tid)
+			return true;
+	}
+	return false;
+}
+
 struct handed_arg {
+	const struct refcnt_lifetime	*lt;
 	const struct refcnt_event	*ev;
 	int				pass;
-	u64				hand_site;	/* it came back there (0: anywhere) */
+	/* it came back there, to the running call (0: anywhere, any call) */
+	u64				hand_site;
 };
 
 /*
@@ -837,7 +853,8 @@ static bool ref__handed_to(const struct refcnt_ref *ref, const void *arg)
 	const struct handed_arg *h = arg;
 
 	if (!ref->owner || ref->owner != h->ev->caller || ref->tid != h->ev->tid ||
-	    (h->hand_site && ref->owner_site != h->hand_site))
+	    (h->hand_site && (ref->owner_site != h->hand_site ||
+			      !lifetime__handed_running(h->lt, ref, h->ev->caller))))
 		return false;
 	return h->pass > 1 ||
 	       (!ref->twin && !ref->scope_keeps && (h->pass || ref->op != REFCNT_OP__BORN));
@@ -919,6 +936,8 @@ static bool ref__is_handed(const struct refcnt_ref *ref, const void *arg)
  * The only reference still outstanding that the running call of the put's
  * function was handed, on the put's thread: its position, else REFSET_NONE,
  * also when that one is what the call kept (ref__handed_to()'s pass 1).
+ * The list keeps the last REFCNT_HANDED_RUNNING handed: one dropped from
+ * it is not counted (a call handed that many of one object is rare).
  */
 static u32 lifetime__handed_only(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
 {
@@ -959,19 +978,19 @@ static u32 lifetime__pick_handed_pass(struct refcnt_lifetime *lt, const struct h
 }
 
 /*
- * One handed to the put's function: one that came back through a call
- * site that the recording showed this put site releasing what came back
- * there (pair_model.h), else from the closest call first, the most recent
- * (ref__handed_to()). If the running call of the function was handed only
- * one that is still outstanding, the site it came back through is what
- * @teach gets: what the model learns, whatever the pick.
+ * One handed to the put's function: one that came back to its running
+ * call through a call site that the recording showed this put site
+ * releasing what came back there (pair_model.h), else from the closest
+ * call first, the most recent (ref__handed_to()). If the running call was
+ * handed only one that is still outstanding, the site it came back
+ * through is what @teach gets: what the model learns, whatever the pick.
  */
 static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt_pair_model *model,
 				 const struct refcnt_event *ev, u64 *teach)
 {
 	u32 pick = lifetime__handed_only(lt, ev);
 	u64 sites[REFCNT_PAIR_MODEL_WAYS];
-	struct handed_arg h = { .ev = ev };
+	struct handed_arg h = { .lt = lt, .ev = ev };
 	int nr;
 
 	if (pick != REFSET_NONE)
@@ -1091,20 +1110,6 @@ static void lifetime__track_handed(struct refcnt_lifetime *lt, const struct refc
 		.time = ev->time, .site = ev->site, .caller = ev->caller, .owner = ev->owner,
 		.tid = ev->tid,
 	};
-}
-
-/* Was @ref handed to @fn by a call that @fn, still running, made? */
-static bool lifetime__handed_running(const struct refcnt_lifetime *lt,
-				     const struct refcnt_ref *ref, u64 fn)
-{
-	for (u8 i = 0; i < lt->nr_handed; i++) {
-		const struct refcnt_handed *h = &lt->handed[i];
-
-		if (h->owner == fn && h->time == ref->time && h->site == ref->site &&
-		    h->tid == ref->tid)
-			return true;
-	}
-	return false;
 }
 
 /*
