@@ -228,14 +228,7 @@ void refcnt_decoder__exit(struct refcnt_decoder *d, struct evlist *evlist)
 	if (!IS_ERR_OR_NULL(d->execs))
 		hashmap__free(d->execs);
 	d->execs = NULL;
-	if (!IS_ERR_OR_NULL(d->scope_names)) {
-		struct hashmap_entry *cur;
-		size_t bkt;
-
-		hashmap__for_each_entry(d->scope_names, cur, bkt)
-			free(cur->pvalue);
-		hashmap__free(d->scope_names);
-	}
+	refcnt_hashmap__free_values(d->scope_names);
 	d->scope_names = NULL;
 	if (!IS_ERR_OR_NULL(d->handoffs)) {
 		struct hashmap_entry *cur;

@@ -4,8 +4,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <linux/compiler.h>
+#include <linux/err.h>
 #include <linux/types.h>
+
+#include "../hashmap.h"
 
 /*
  * The keys of perf refcnt's hashmaps (util/hashmap.h), which has no hash
@@ -50,6 +54,19 @@ static inline bool refcnt_space_addr__equal(long a, long b, void *ctx __maybe_un
 	const struct refcnt_space_addr *ka = (const void *)a, *kb = (const void *)b;
 
 	return ka->addr == kb->addr && ka->space == kb->space;
+}
+
+/* Free @map (an error pointer or NULL: nothing) and each value it holds, malloc()ed. */
+static inline void refcnt_hashmap__free_values(struct hashmap *map)
+{
+	struct hashmap_entry *cur;
+	size_t bkt;
+
+	if (IS_ERR_OR_NULL(map))
+		return;
+	hashmap__for_each_entry(map, cur, bkt)
+		free(cur->pvalue);
+	hashmap__free(map);
 }
 
 #endif /* __PERF_REFCNT_HASH_H */

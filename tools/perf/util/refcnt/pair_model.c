@@ -51,22 +51,12 @@ struct refcnt_pair_model *refcnt_pair_model__new(void)
 	return model;
 }
 
-static void pair_rows__free(struct hashmap *rows)
-{
-	struct hashmap_entry *cur;
-	size_t bkt;
-
-	hashmap__for_each_entry(rows, cur, bkt)
-		free(cur->pvalue);
-	hashmap__free(rows);
-}
-
 void refcnt_pair_model__delete(struct refcnt_pair_model *model)
 {
 	if (!model)
 		return;
-	pair_rows__free(model->rows);
-	pair_rows__free(model->sites);
+	refcnt_hashmap__free_values(model->rows);
+	refcnt_hashmap__free_values(model->sites);
 	hashmap__free(model->clean);
 	free(model);
 }

@@ -615,15 +615,8 @@ void refcnt_report__warn_missed(const struct refcnt_report *rep)
 
 void refcnt_report__exit(struct refcnt_report *rep)
 {
-	if (rep->balance) {
-		struct hashmap_entry *cur;
-		size_t bkt;
-
-		hashmap__for_each_entry(rep->balance, cur, bkt)
-			free(cur->pvalue);
-		hashmap__free(rep->balance);
-		rep->balance = NULL;
-	}
+	refcnt_hashmap__free_values(rep->balance);
+	rep->balance = NULL;
 	refcnt_engine__delete(rep->engine);
 	rep->engine = NULL;
 	refcnt_decoder__exit(&rep->decoder, rep->session ? rep->session->evlist : NULL);
