@@ -184,3 +184,8 @@ void refcnt_pair_model__freeze(struct refcnt_pair_model *model)
 {
 	model->frozen = true;
 }
+
+bool refcnt_pair_model__learns(const struct refcnt_pair_model *model)
+{
+	return !model->frozen;
+}

@@ -26,6 +26,7 @@
  * such a put.
  */
 
+#include <stdbool.h>
 #include <linux/types.h>
 
 #define REFCNT_PAIR_MODEL_WAYS	8	/* get functions (sites) kept per put function (site) */
@@ -83,5 +84,8 @@ int refcnt_pair_model__site_releases(const struct refcnt_pair_model *model, u8 t
 
 /* From now on, learn, learn_site and clean_release change nothing: a replay's model. */
 void refcnt_pair_model__freeze(struct refcnt_pair_model *model);
+
+/* Does @model still learn (not frozen)? */
+bool refcnt_pair_model__learns(const struct refcnt_pair_model *model);
 
 #endif /* __PERF_REFCNT_PAIR_MODEL_H */

@@ -818,6 +818,14 @@ static bool ref__twin(const struct refcnt_ref *ref, const void *arg __maybe_unus
  */
 #define REFCNT_HANDED_RECENT	64
 
+/* Is @ref the one handed as @arg says (struct refcnt_handed)? */
+static bool ref__is_handed(const struct refcnt_ref *ref, const void *arg)
+{
+	const struct refcnt_handed *h = arg;
+
+	return ref->time == h->time && ref->site == h->site && ref->tid == h->tid;
+}
+
 /* Was @ref handed to @fn by a call that @fn, still running, made? */
 static bool lifetime__handed_running(const struct refcnt_lifetime *lt,
 				     const struct refcnt_ref *ref, u64 fn)
@@ -825,8 +833,7 @@ static bool lifetime__handed_running(const struct refcnt_lifetime *lt,
 	for (u8 i = 0; i < lt->nr_handed; i++) {
 		const struct refcnt_handed *h = &lt->handed[i];
 
-		if (h->owner == fn && h->time == ref->time && h->site == ref->site &&
-		    h->tid == ref->tid)
+		if (h->owner == fn && ref__is_handed(ref, h))
 			return true;
 	}
 	return false;
@@ -924,14 +931,6 @@ static u32 lifetime__pick_own(struct refcnt_lifetime *lt, const struct refcnt_ev
 	return pick;
 }
 
-/* Is @ref the one handed as @arg says (struct refcnt_handed)? */
-static bool ref__is_handed(const struct refcnt_ref *ref, const void *arg)
-{
-	const struct refcnt_handed *h = arg;
-
-	return ref->time == h->time && ref->site == h->site && ref->tid == h->tid;
-}
-
 /*
  * The only reference still outstanding that the running call of the put's
  * function was handed, on the put's thread: its position, else REFSET_NONE,
@@ -988,14 +987,17 @@ static u32 lifetime__pick_handed_pass(struct refcnt_lifetime *lt, const struct h
 static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt_pair_model *model,
 				 const struct refcnt_event *ev, u64 *teach)
 {
-	u32 pick = lifetime__handed_only(lt, ev);
+	u32 pick = REFSET_NONE, only;
 	u64 sites[REFCNT_PAIR_MODEL_WAYS];
 	struct handed_arg h = { .lt = lt, .ev = ev };
 	int nr;
 
-	if (pick != REFSET_NONE)
-		*teach = refcnt_refset__at(&lt->refs, pick)->owner_site;
-	pick = REFSET_NONE;
+	/* only while the model learns: a frozen one teaches the replay */
+	if (refcnt_pair_model__learns(model)) {
+		only = lifetime__handed_only(lt, ev);
+		if (only != REFSET_NONE)
+			*teach = refcnt_refset__at(&lt->refs, only)->owner_site;
+	}
 	nr = refcnt_pair_model__site_releases(model, ev->type, ev->site, sites,
 					      REFCNT_PAIR_MODEL_WAYS);
 	/* as it learns: not one the call kept */
