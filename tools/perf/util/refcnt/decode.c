@@ -350,8 +350,8 @@ static struct refcnt_dso_handoff *decoder__dso(struct refcnt_decoder *d, struct 
 }
 
 /*
- * Keep the name of inlined function @f, which a reference's row names
- * (symbolize.h); a row without it names the function around it.
+ * Keep the name of inlined function @f, which a reference's site shows
+ * beside the symbol (refcnt_sym__fprintf_ref()).
  */
 static void decoder__name_scope(struct refcnt_decoder *d, const struct refcnt_inline_frame *f)
 {
