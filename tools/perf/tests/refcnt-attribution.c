@@ -1531,7 +1531,8 @@ static int slot_stream__finding(const struct refcnt_event *evs, size_t nr, u64 o
  * 2: F's store is X's own call again (the same site: a loop refilling a
  * caller's struct); 3: a recording that does not say where slots are;
  * 4: F's store is a probe of another type's (a word that changed hands).
- * Then nothing says X's was lost, and the leak stays X's.
+ * Then nothing says X's was lost, and the leak stays X's. @variant 5: the
+ * same site as in 2, to a static variable (a cache of one): X lost it.
  */
 static int slot_overwritten(int variant, struct refcnt_finding *f)
 {
@@ -1548,9 +1549,14 @@ static int slot_overwritten(int variant, struct refcnt_finding *f)
 	slot_stream__type(evs, ARRAY_SIZE(evs), "map");
 	if (variant == 1)
 		evs[4].slot_where = REFCNT_SLOT_WHERE__FRAME;
-	if (variant == 2) {
+	if (variant == 2 || variant == 5) {
 		evs[3].site = FN_X + 0x10;
 		evs[4].site = FN_X + 0x10;
+		evs[4].caller = FN_X;
+	}
+	if (variant == 5) {
+		evs[2].slot_where = REFCNT_SLOT_WHERE__STATIC;
+		evs[4].slot_where = REFCNT_SLOT_WHERE__STATIC;
 	}
 	if (variant == 3) {
 		evs[2].slot_where = REFCNT_SLOT_WHERE__UNKNOWN;
@@ -1614,6 +1620,75 @@ int test__refcnt_attribution_slot_overwritten(struct test_suite *test __maybe_un
 		TEST_ASSERT_VAL("nothing says it was lost", f.kind == REFCNT_FINDING__LEAK &&
 				f.why != REFCNT_WHY__OVERWRITTEN &&
 				refcnt_finding__site(&f)->caller != FN_F);
+	}
+	TEST_ASSERT_VAL("engine", !slot_overwritten(5, &f));
+	TEST_ASSERT_VAL("a static cache of one: X's first lost at X's own store",
+			f.kind == REFCNT_FINDING__LEAK && stream__ref_is(&f.ref, FN_X + 0x10) &&
+			f.why == REFCNT_WHY__OVERWRITTEN &&
+			refcnt_finding__site(&f)->caller == FN_X &&
+			refcnt_finding__site(&f)->site == FN_X + 0x10);
+	return TEST_OK;
+}
+
+#define SLOT_STATIC	0x55500800ULL	/* a static variable of the binary's */
+
+/*
+ * A cache of one in a static variable: F, called by P, takes A, keeps it
+ * in the static word, takes A again and returns that; P
+ * puts what F returned, loading nothing. Later F stores B over the word:
+ * the reference it kept of A is lost there, F's leak. @late: P's put comes
+ * after the store over (another call of F stored over it, not P's). Whether
+ * the word's reference is first or second of F's two, P released the one
+ * F returned: a put that did not load from a static word does not release
+ * what it holds, or held till another function stored over it.
+ */
+static int static_cache(bool late, struct refcnt_finding *f)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, F, 0x10, 1, 1),
+		STORE_EV(12, OBJ_A, F, 0x10, SLOT_STATIC),
+		EV(13, GET, OBJ_A, F, 0x20, 1, 2),
+		EV(14, PUT, OBJ_A, P, 0x30, 1, 3),
+		EV(20, BORN, OBJ_B, MAIN, 0x30, 1, 1),
+		EV(21, GET, OBJ_B, F, 0x10, 1, 1),
+		STORE_EV(22, OBJ_B, F, 0x10, SLOT_STATIC),
+		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 2),
+		EV(31, PUT, OBJ_B, MAIN, 0x40, 1, 2),
+		EV(32, PUT, OBJ_B, MAIN, 0x50, 1, 1),
+	};
+
+	slot_stream__type(evs, ARRAY_SIZE(evs), "dso");
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		if (evs[i].caller == FN_F)
+			evs[i].up[0] = FN_P;
+		if (evs[i].slot_op == REFCNT_SLOT__STORE)
+			evs[i].slot_where = REFCNT_SLOT_WHERE__STATIC;
+	}
+	if (late) {
+		struct refcnt_event put = evs[4];
+
+		memmove(&evs[4], &evs[5], 3 * sizeof(evs[0]));
+		put.time = 25;
+		evs[7] = put;
+	}
+	return slot_stream__finding(evs, ARRAY_SIZE(evs), OBJ_A, f);
+}
+
+int test__refcnt_attribution_static_cache(struct test_suite *test __maybe_unused,
+					  int subtest __maybe_unused)
+{
+	struct refcnt_finding f;
+
+	for (int late = 0; late < 2; late++) {
+		TEST_ASSERT_VAL("engine", !static_cache(late, &f));
+		pr_debug("late %d: the leak is at %#" PRIx64 ", why %d\n", late,
+			 refcnt_finding__site(&f)->site, f.why);
+		TEST_ASSERT_VAL("the reference the static word kept leaked, stored over by F",
+				f.kind == REFCNT_FINDING__LEAK &&
+				stream__ref_is(&f.ref, FN_F + 0x10) &&
+				f.why == REFCNT_WHY__OVERWRITTEN &&
+				refcnt_finding__site(&f)->site == FN_F + 0x10);
 	}
 	return TEST_OK;
 }

@@ -294,10 +294,23 @@ static int test__refcnt_probe_copy_slots(struct test_suite *test __maybe_unused)
 	return TEST_OK;
 }
 
+/* A get's result kept in a static variable: call get; mov %rax,0x1000(%rip); ret */
+static const u8 static_word[] = {
+	0xe8, 0xfb, 0x00, 0x00, 0x00,			/* +0x0 call GET_FN */
+	0x48, 0x89, 0x05, 0x00, 0x10, 0x00, 0x00,	/* +0x5 mov %rax,0x1000(%rip) */
+	0xc3,						/* +0xc ret */
+};
+
 static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unused)
 {
 	struct refcnt_slot_insn si;
 	struct slot_seen seen;
+
+	TEST_ASSERT_VAL("scan", !slots_of(static_word, sizeof(static_word), &seen));
+	TEST_ASSERT_VAL("a static variable: its address, %ip the base", seen.nr == 1 &&
+			seen.si[0].op == REFCNT_SLOT__STORE && seen.si[0].store == FN + 0x5 &&
+			seen.si[0].static_word && !strcmp(seen.si[0].base, "%ip") &&
+			seen.si[0].disp == (long)(FN + 0xc + 0x1000) && !seen.si[0].frame);
 
 	TEST_ASSERT_VAL("scan", !slots_of(vector_low, sizeof(vector_low), &seen));
 	TEST_ASSERT_VAL("a vector store of the result, probed after it", seen.nr == 1 &&

@@ -169,6 +169,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_slot_lookup),
 	TEST_CASE("refcnt attribution: a leak is the call's that stored over its slot",
 		  refcnt_attribution_slot_overwritten),
+	TEST_CASE("refcnt attribution: a put that loaded nothing leaves what a static word kept",
+		  refcnt_attribution_static_cache),
 	TEST_CASE("refcnt attribution: a reference in a caller's frame is that caller's",
 		  refcnt_attribution_slot_home),
 	TEST_CASE("refcnt attribution: a double put is the copy constructor's that took no get",

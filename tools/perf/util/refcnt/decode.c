@@ -646,8 +646,17 @@ static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re
 	ev->live = REFCNT_LIVE_UNKNOWN;
 	if (ev->slot_op == REFCNT_SLOT__LOAD || !re->frame)
 		return 0;
-	ev->slot_where = format_field__intval(re->frame, sample, evsel->needs_swap) ?
-			 REFCNT_SLOT_WHERE__FRAME : REFCNT_SLOT_WHERE__MEMORY;
+	switch (format_field__intval(re->frame, sample, evsel->needs_swap)) {
+	case 0:
+		ev->slot_where = REFCNT_SLOT_WHERE__MEMORY;
+		break;
+	case 1:
+		ev->slot_where = REFCNT_SLOT_WHERE__FRAME;
+		break;
+	default:
+		ev->slot_where = REFCNT_SLOT_WHERE__STATIC;
+		break;
+	}
 	if (ev->slot_op == REFCNT_SLOT__STORE && ev->slot_where == REFCNT_SLOT_WHERE__MEMORY)
 		decoder__slot_home(d, re, evsel, sample, ev);
 	/* a store's site is a call's return address; a copy's, its own */

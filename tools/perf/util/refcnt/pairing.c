@@ -387,6 +387,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->home = 0;
 	ref->home_site = 0;
 	ref->twin = false;
+	ref->static_held = false;
 	ref->op = op;
 }
 
@@ -1414,15 +1415,11 @@ static bool lifetime__pick_slot(struct refcnt_lifetime *lt, const struct refcnt_
  * gets the call site it was handed through if it was the only one handed
  * to the put's function (lifetime__pick_handed()).
  */
-static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
-					     const struct refcnt_pair_model *model,
-					     const struct refcnt_event *ev, u32 *pick, u64 *teach)
+static enum refcnt_confidence lifetime__pick_among(struct refcnt_lifetime *lt,
+						   const struct refcnt_pair_model *model,
+						   const struct refcnt_event *ev, u32 *pick,
+						   u64 *teach)
 {
-	if (lifetime__count(lt) == 1) {
-		/* the one in refs, or of unknown origin if none */
-		*pick = lifetime__last(lt);
-		return REFCNT_PAIR__EXACT;
-	}
 	if (lifetime__pick_caller(lt, model, ev, pick, teach))
 		return REFCNT_PAIR__SAME_CALLER;
 	if (lifetime__pick_learnt(lt, model, ev, pick))
@@ -1440,6 +1437,36 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 	    (lt->unknown || !lifetime__pick_recent(lt, ev, false, 2, pick)))
 		*pick = REFSET_NONE;
 	return REFCNT_PAIR__MOST_RECENT;
+}
+
+/*
+ * The put did not load its argument from a slot (lifetime__pick_slot()):
+ * of several references, one a static variable holds is the last choice,
+ * and so is one stored over there by another function than the put's.
+ * Nothing moves a static variable's word unseen (a heap word can move with
+ * its array), and code that drops what one holds reads it from there, or
+ * copies it, stores over it, and puts the copy: a cache of one that keeps
+ * a reference of what its lookup returns is not released by the caller's
+ * put of the returned one, then or after the cache moved on.
+ */
+static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
+					     const struct refcnt_pair_model *model,
+					     const struct refcnt_event *ev, u32 *pick, u64 *teach)
+{
+	enum refcnt_confidence confidence;
+
+	if (lifetime__count(lt) == 1) {
+		/* the one in refs, or of unknown origin if none */
+		*pick = lifetime__last(lt);
+		return REFCNT_PAIR__EXACT;
+	}
+	lt->refs.hide_static = true;
+	lt->refs.hide_static_caller = ev->caller;
+	confidence = lifetime__pick_among(lt, model, ev, pick, teach);
+	lt->refs.hide_static = false;
+	if (*pick == REFSET_NONE)
+		confidence = lifetime__pick_among(lt, model, ev, pick, teach);
+	return confidence;
 }
 
 /* @put is the likely extra put of @object's lifetime if none likelier came first. */
@@ -1889,8 +1916,12 @@ static u32 engine__word_ref(const struct refcnt_engine *engine, const struct ref
  * A store to memory over a word whose reference, of the same type, another
  * call stored and is still outstanding: that reference was lost here
  * (refcnt_slot_where). Only the reference the last store there joined:
- * one stored before it was stored over by that store (by its own call
- * again, a loop), or was released since (a caller's frame reused).
+ * one stored before it was stored over by that store, or was released
+ * since (a caller's frame reused). A call that stores again where it
+ * stored before is told only for a static variable (a cache of one that
+ * stores over what it kept): a heap word's reference may have moved with
+ * a memmove(), a realloc() or a qsort() unseen (an array refilled at an
+ * index), a caller's local with the next call of that caller.
  */
 static int engine__slot_overwrite(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
@@ -1913,7 +1944,7 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 		return 0;
 	/* stored over while its frame lived: not that frame's to lose any more */
 	refcnt_refset__set_home(&lt->refs, pos, 0, 0);
-	if (prev.site == ev->site)
+	if (prev.site == ev->site && ev->slot_where != REFCNT_SLOT_WHERE__STATIC)
 		return 0;
 	if (refcnt_refset__set_lost(&lt->refs, pos, ev->site, ev->caller, false))
 		engine->stats.overwritten++;
@@ -1962,6 +1993,8 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	if (ev->slot_home && ev->slot_home_site &&
 	    refcnt_refset__set_home(&object->live->refs, pos, ev->slot_home, ev->slot_home_site))
 		engine->stats.slots_homed++;
+	if (ev->slot_where == REFCNT_SLOT_WHERE__STATIC)
+		refcnt_refset__set_static(&object->live->refs, pos, true);
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
 }
 

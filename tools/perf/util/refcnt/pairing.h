@@ -211,6 +211,7 @@ enum refcnt_slot_where {
 	REFCNT_SLOT_WHERE__UNKNOWN,	/* a recording that does not say */
 	REFCNT_SLOT_WHERE__MEMORY,	/* through a pointer: a heap object, a caller's local */
 	REFCNT_SLOT_WHERE__FRAME,	/* a local of the storing function's frame */
+	REFCNT_SLOT_WHERE__STATIC,	/* a static variable: nothing moves what it holds */
 };
 
 /* Where a reference was taken or released. */
@@ -257,6 +258,9 @@ struct refcnt_ref {
 				 * its function on the same object and thread,
 				 * nothing in between: the second of two
 				 * references one call took
+				 */
+	bool	static_held;	/* @slot is a static variable's, which holds
+				 * it until a store there replaces it
 				 */
 	u8	op;		/* REFCNT_OP__BORN or __GET for a reference,
 				 * __PUT/__DIES for a release; REFCNT_OP__MAX

@@ -1788,9 +1788,10 @@ static int slot_probe__frames(struct probe_trace_event *tev)
  * A slot probe fetches the reference (the register stored, or the word
  * loaded), the slot's base and displacement, where the call is from the
  * probe (rel: the site, its return address, is the probe's ip + rel), and
- * whether a store's slot is a local of its own frame (frame: 1); for a
- * store to another slot, while its function's frame pointer is its own
- * (not emulated at a jump after a leave), the frames above.
+ * whether a store's slot is a local of its own frame (frame: 1) or static
+ * storage (2: its base the probe's %ip); for a store to another slot,
+ * while its function's frame pointer is its own (not emulated at a jump
+ * after a leave), the frames above.
  */
 static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt_probe *p)
 {
@@ -1800,24 +1801,27 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 		.uprobes = true,
 		.point = { .module = rp->exe, .address = p->offset },
 	};
+	/* a static word's address, from the probe's own */
+	long slot_disp = p->slot.static_word ? (long)(p->slot.disp - p->vaddr) : p->slot.disp;
+	const char *frame = p->slot.static_word ? "\\2" : p->slot.frame ? "\\1" : "\\0";
 	char disp[32], rel[32];
 	int ret = -ENOMEM;
 
 	tev.args = calloc(5 + 2 * REFCNT_SLOT_FRAMES + 1, sizeof(*tev.args));
 	if (!tev.args)
 		return -ENOMEM;
-	snprintf(disp, sizeof(disp), "\\%ld", p->slot.disp);
+	snprintf(disp, sizeof(disp), "\\%ld", slot_disp);
 	snprintf(rel, sizeof(rel), "\\%ld", (long)(p->slot.call - p->vaddr));
 	if (p->slot.value ? slot_arg(&tev, "obj", "x64", p->slot.value, NULL) :
-	    slot_arg(&tev, "obj", "x64", p->slot.base, &p->slot.disp))
+	    slot_arg(&tev, "obj", "x64", p->slot.base, &slot_disp))
 		goto out;
 	if (slot_arg(&tev, "slot", "x64", p->slot.base, NULL) ||
 	    slot_arg(&tev, "disp", "s64", disp, NULL) ||
 	    slot_arg(&tev, "rel", "s64", rel, NULL) ||
-	    slot_arg(&tev, "frame", "u8", p->slot.frame ? "\\1" : "\\0", NULL))
+	    slot_arg(&tev, "frame", "u8", frame, NULL))
 		goto out;
 	if (p->slot.op == REFCNT_SLOT__STORE && !p->slot.frame_gone && !p->slot.frame &&
-	    slot_probe__frames(&tev))
+	    !p->slot.static_word && slot_probe__frames(&tev))
 		goto out;
 	ret = probe_file__add_event(fd, &tev);
 out:

@@ -233,6 +233,12 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 	return 0;
 }
 
+void refcnt_refset__set_static(struct refcnt_refset *set, u32 pos, bool held)
+{
+	if (pos < set->nr && !set->slots[pos].dead)
+		set->slots[pos].ref.static_held = held;
+}
+
 bool refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site)
 {
 	struct refcnt_ref *ref;
@@ -408,6 +414,21 @@ static void bucket__trim(const struct refcnt_refset *set, struct refset_bucket *
 		b->nr--;
 }
 
+/* Do the picks pass over @ref (refcnt_refset.hide_static)? */
+static bool refset__hides(const struct refcnt_refset *set, const struct refcnt_ref *ref)
+{
+	return set->hide_static && ref->static_held &&
+	       (!ref->lost_site || ref->lost_caller != set->hide_static_caller);
+}
+
+/* May a pick choose @ref, and does @ok accept it? */
+static bool refset__offers(const struct refcnt_refset *set, const struct refcnt_ref *ref,
+			   bool (*ok)(const struct refcnt_ref *ref, const void *arg),
+			   const void *arg)
+{
+	return !refset__hides(set, ref) && (!ok || ok(ref, arg));
+}
+
 u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
 			      bool (*ok)(const struct refcnt_ref *ref, const void *arg),
 			      const void *arg)
@@ -421,7 +442,8 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
 		for (u32 i = set->nr; i-- > 0;) {
 			const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-			if (!ref || ref__key(ref, depth) != key || (ok && !ok(ref, arg)))
+			if (!ref || ref__key(ref, depth) != key ||
+			    !refset__offers(set, ref, ok, arg))
 				continue;
 			if (pick == REFSET_NONE || ref->op == REFCNT_OP__BORN)
 				pick = i;
@@ -440,14 +462,14 @@ u32 refcnt_refset__pick_frame(struct refcnt_refset *set, int depth, u64 key,
 		const struct refcnt_ref *ref = refcnt_refset__at(set, pos);
 
 		if (ref && ref->op == REFCNT_OP__BORN && ref__key(ref, depth) == key &&
-		    (!ok || ok(ref, arg)) && (pick == REFSET_NONE || pos < pick))
+		    refset__offers(set, ref, ok, arg) && (pick == REFSET_NONE || pos < pick))
 			pick = pos;
 	}
 	if (pick != REFSET_NONE)
 		return pick;
 	for (u32 i = b->nr; i-- > 0;) {
 		if (bucket__holds(set, b, b->pos[i]) &&
-		    (!ok || ok(&set->slots[b->pos[i]].ref, arg)))
+		    refset__offers(set, &set->slots[b->pos[i]].ref, ok, arg))
 			return b->pos[i];
 	}
 	return REFSET_NONE;
@@ -466,7 +488,8 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 		for (u32 i = set->nr; i-- > 0 && seen < max;) {
 			const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-			if (!ref || ref__key(ref, depth) != key)
+			if (!ref || ref__key(ref, depth) != key ||
+			    refset__hides(set, ref))
 				continue;
 			seen++;
 			if (!ok || ok(ref, arg))
@@ -479,7 +502,8 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 		return REFSET_NONE;
 	bucket__trim(set, b);
 	for (u32 i = b->nr; i-- > 0 && seen < max;) {
-		if (!bucket__holds(set, b, b->pos[i]))
+		if (!bucket__holds(set, b, b->pos[i]) ||
+		    refset__hides(set, &set->slots[b->pos[i]].ref))
 			continue;
 		seen++;
 		if (!ok || ok(&set->slots[b->pos[i]].ref, arg))
@@ -495,7 +519,7 @@ u32 refcnt_refset__pick_oldest(struct refcnt_refset *set,
 	for (u32 i = 0, seen = 0; i < set->nr && seen < max; i++) {
 		const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-		if (!ref)
+		if (!ref || refset__hides(set, ref))
 			continue;
 		if (ok(ref, arg))
 			return i;
@@ -514,7 +538,8 @@ u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
 		for (u32 i = set->nr; i-- > 0;) {
 			const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-			if (ref && (tid < 0 || ref->tid == tid) && ok(ref, arg))
+			if (ref && (tid < 0 || ref->tid == tid) &&
+			    refset__offers(set, ref, ok, arg))
 				return i;
 		}
 		return REFSET_NONE;
@@ -524,7 +549,8 @@ u32 refcnt_refset__pick_recent(struct refcnt_refset *set, s64 tid,
 		return REFSET_NONE;
 	bucket__trim(set, b);
 	for (u32 i = b->nr; i-- > 0;) {
-		if (bucket__holds(set, b, b->pos[i]) && ok(&set->slots[b->pos[i]].ref, arg))
+		if (bucket__holds(set, b, b->pos[i]) &&
+		    refset__offers(set, &set->slots[b->pos[i]].ref, ok, arg))
 			return b->pos[i];
 	}
 	return REFSET_NONE;

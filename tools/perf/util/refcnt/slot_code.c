@@ -132,6 +132,13 @@ static bool op__slot(const cs_x86_op *op)
 	       op->mem.index == X86_REG_INVALID && slot__base(op->mem.base);
 }
 
+/* A word of static storage: %rip plus a displacement (a static variable). */
+static bool op__static_word(const cs_x86_op *op)
+{
+	return op->type == X86_OP_MEM && op->size == 8 && op->mem.segment == X86_REG_INVALID &&
+	       op->mem.index == X86_REG_INVALID && op->mem.base == X86_REG_RIP;
+}
+
 /*
  * A register holding the reference: a general one (lane 0), or a quadword
  * lane of an xmm register (GCC stores two adjacent pointer members with
@@ -181,7 +188,8 @@ static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
 	const cs_x86_op *dst = &x86->operands[0];
 	int lane = -1;
 
-	if (insn[i].id == X86_INS_MOV && x86->op_count == 2 && op__slot(dst)) {
+	if (insn[i].id == X86_INS_MOV && x86->op_count == 2 &&
+	    (op__slot(dst) || op__static_word(dst))) {
 		x86_reg src = op__reg64(&x86->operands[1]);
 
 		if (held__find(held, nr_held, src, 0) < 0 || refcnt_x86_reg64(dst->mem.base) == src)
@@ -205,6 +213,14 @@ static bool slot__held_store(const cs_insn *insn, size_t i, size_t n,
 	}
 	si->op = REFCNT_SLOT__STORE;
 	si->store = insn[i].address;
+	si->static_word = dst->mem.base == X86_REG_RIP;
+	if (si->static_word) {
+		/* the probe's %ip is not the store's: the word's own address */
+		si->base = "%ip";
+		si->disp = insn[i].address + insn[i].size + dst->mem.disp;
+		si->frame = false;
+		return true;
+	}
 	si->base = slot__base(dst->mem.base);
 	si->disp = dst->mem.disp + (lane > 0 ? 8 : 0);
 	si->frame = slot__frame(dst->mem.base, si->disp);
@@ -424,11 +440,13 @@ static bool slot_insn__writes_memory(csh handle, const cs_insn *insn)
 	return refcnt_x86_insn_writes(handle, insn, X86_REG_RSP);
 }
 
-/* The register a slot's base names ("%sp" is the stack pointer). */
+/* The register a slot's base names ("%sp" is the stack pointer, "%ip" %rip). */
 static x86_reg slot__base_reg(const char *base)
 {
 	if (!strcmp(base, "%sp"))
 		return X86_REG_RSP;
+	if (!strcmp(base, "%ip"))
+		return X86_REG_RIP;
 	for (int i = X86_REG_INVALID + 1; i < X86_REG_ENDING; i++) {
 		if (refcnt_x86_reg_name(i) && !strcmp(refcnt_x86_reg_name(i), base))
 			return i;

@@ -54,6 +54,9 @@ struct refcnt_slot_insn {
 	const char	*base;		/* uprobe name of the slot's base register */
 	long		disp;		/* the slot is at base + disp */
 	bool		frame;		/* a store's slot is a local of its own frame */
+	bool		static_word;	/* ... is static storage (%rip-relative):
+					 * @base is "%ip", @disp the word's vaddr
+					 */
 	const char	*value;		/* the register stored, or passed to the put
 					 * by a load probed at the call (the kernel
 					 * emulates a call: no single step); NULL:
