@@ -2534,7 +2534,8 @@ static void engine__end_scanned(struct refcnt_engine *engine, struct refcnt_life
  * What the scan says of the @count references left on object @so (see
  * refcnt_engine__exit_scan()): the pointer words of reachable memory
  * account for as many; those of the exiting thread's stack and registers
- * only doubtfully, and not at all when a signal killed it.
+ * only doubtfully, also when a signal killed it (its interrupted work's:
+ * a function killed in its middle never reached its puts).
  */
 static void engine__scanned_refs(const struct refcnt_engine *engine,
 				 const struct refcnt_scan_object *so, u32 count,
@@ -2546,10 +2547,10 @@ static void engine__scanned_refs(const struct refcnt_engine *engine,
 
 	memset(sr, 0, sizeof(*sr));
 	sr->uncertain = res && res->partial;
-	if (!so->reachable)
+	if (!so->reachable) {
 		data = 0;
-	if (!so->reachable || (res && res->signal))
-		words = data;
+		words = 0;
+	}
 	sr->leaked = count > words ? count - words : 0;
 	/*
 	 * Of those, the references that leaked memory holds, a consequence:

@@ -541,9 +541,9 @@ void refcnt_engine__missed(struct refcnt_engine *engine, u64 time, u8 type);
  * leaked, held by a leaked object or still referenced. @scan must live
  * until then. References that only the exiting thread's stack or
  * registers account for (REFCNT_SCAN_REACH__STACK, stack_words) are leaks
- * when a signal killed the process (its interrupted work held them) and
- * leaks marked uncertain otherwise (a local of a frame that called exit(),
- * or a stale word: the scan cannot tell). An object the scan did not find
+ * marked uncertain: a local of a frame that called exit(), or a stale word
+ * (the scan cannot tell); when a signal killed the process, what its
+ * interrupted work held and would have put. An object the scan did not find
  * keeps the findings of an unscanned space, uncertain if the scan looked
  * for its type; every leak the scan classes is uncertain when the scan was
  * partial. Returns 0 or -ENOMEM.

@@ -123,7 +123,7 @@ static void refcnt_report__print_scan_end(const struct refcnt_scan_result *r)
 	if (r->signal)
 		printf("# the process was killed by signal %u (%s): %s\n", r->signal,
 		       strsignal(r->signal),
-		       "references only its stack held are leaks of its interrupted work");
+		       "references only its stack held are uncertain, its interrupted work's");
 	else
 		printf("# the process exited with status %u\n", r->exit_code);
 }
