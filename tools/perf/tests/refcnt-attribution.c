@@ -819,6 +819,7 @@ int test__refcnt_attribution_cached_inline(struct test_suite *test __maybe_unuse
 
 /* An initializer that stores what it takes, where it is inlined */
 #define SCOPE_I	(REFCNT_INLINE_KEY | 0x200)
+#define SCOPE_L	(REFCNT_INLINE_KEY | 0x300)	/* a lookup inlined in F, that hands on */
 
 /*
  * Pairing does not depend on what the compiler inlined, take two: F makes
@@ -973,12 +974,14 @@ int test__refcnt_attribution_common_caller(struct test_suite *test __maybe_unuse
  * call took two" (the second a twin, the likely extra get) when the same
  * function took both; a get in F's body, then one in an inlined function
  * S in F that keeps it (a cache setter), are not: S is another function.
- * S's put, inlined elsewhere, releases what S kept.
+ * S's put, inlined elsewhere, releases what S kept. A get in an inlined
+ * lookup L that hands it to F, then one in F's body, are (@inlined 2): F's
+ * call took both, L's for F to hand on, and one more of its own.
  */
 int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
 					 int subtest __maybe_unused)
 {
-	for (int inlined = 0; inlined < 2; inlined++) {
+	for (int inlined = 0; inlined < 3; inlined++) {
 		struct refcnt_event evs[] = {
 			EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
 			EV(11, GET,  OBJ_A, F, 0x10, 1, 1),
@@ -991,17 +994,19 @@ int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
 			evs[i].type = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
 			evs[i].up[0] = FN_MAIN;
 		}
-		if (inlined) {
+		if (inlined == 1) {
 			evs[2].scope = SCOPE_S;
 			evs[2].scope_keeps = true;
 			evs[3].scope = SCOPE_S;
 		}
+		if (inlined == 2)
+			evs[1].scope = SCOPE_L;
 		TEST_ASSERT_VAL("engine", !stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, &c));
 		TEST_ASSERT_EQUAL("steps of A", c.nr_steps, (int)ARRAY_SIZE(evs));
 		pr_debug("%s: the put releases %#" PRIx64 ", twin %d\n",
 			 inlined ? "inlined" : "in F", c.steps[3].paired.site,
 			 c.steps[3].paired.twin);
-		if (inlined) {
+		if (inlined == 1) {
 			TEST_ASSERT_VAL("S's put releases what S kept",
 					c.steps[3].paired.site == FN_F + 0x40);
 			TEST_ASSERT_VAL("S's get is no twin of F's", !c.steps[3].paired.twin);

@@ -401,6 +401,18 @@ static bool ref__same_function(const struct refcnt_ref *ref, const struct refcnt
 	return ref->scope == ev->scope && (ev->scope || ref->caller == ev->caller);
 }
 
+/*
+ * Did the call of @ev's function take @ref, just before: in the same
+ * function (ref__same_function()), or, for a get in its own body, in a
+ * lookup inlined in it that hands the reference on to it (not one that
+ * keeps it): the function took one more than the lookup gave it.
+ */
+static bool ref__follows_in_call(const struct refcnt_ref *ref, const struct refcnt_event *ev)
+{
+	return ref__same_function(ref, ev) ||
+	       (!ev->scope && ref->scope && !ref->scope_keeps && ref->caller == ev->caller);
+}
+
 static bool live__known(int live)
 {
 	/* a saturated refcount_t reads negative: not a count either */
@@ -1869,7 +1881,7 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		 * callchain), repeats its site.
 		 */
 		ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
-			   ref__same_function(&lt->last, ev) && ev->caller &&
+			   ref__follows_in_call(&lt->last, ev) && ev->caller &&
 			   ev->site != lt->last.site;
 		lt->last = ref;
 		return engine__push(engine, lt, &ref);
