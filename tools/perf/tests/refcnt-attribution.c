@@ -1021,6 +1021,64 @@ int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
 }
 
 /*
+ * F (a find-or-add, which hands the dso on to P) makes A, then W (an
+ * insert into a table, which F calls) takes the table's reference, then
+ * F takes one more (@extra; else the table's insert and F's birth only).
+ * P puts what F returned, and H (a remove from the table) puts the
+ * table's. F's get is one more than its call gave P: the leak is F's,
+ * one call took two, not W's, whose reference the table held, nor P's.
+ */
+static int insert_then_get(bool extra, struct collect *c)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, F, 0x10, 1, 1),
+		EV(11, GET,  OBJ_A, W, 0x10, 1, 1),
+		EV(12, GET,  OBJ_A, F, 0x20, 1, 2),
+		EV(13, PUT,  OBJ_A, P, 0x30, 1, 3),
+		EV(20, PUT,  OBJ_A, H, 0x10, 1, 2),
+	};
+	u8 type = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+
+	for (unsigned int i = 0; i < ARRAY_SIZE(evs); i++) {
+		struct refcnt_event *ev = &evs[i];
+
+		ev->type = type;
+		ev->up[0] = ev->caller == FN_W ? FN_F : ev->caller == FN_F ? FN_P : FN_MAIN;
+		if (ev->caller == FN_F) {
+			ev->owner = FN_P;
+			ev->owner_site = FN_P + 0x08;
+			ev->hands_on = true;
+		}
+		/* F, W and H take a pointer to the table */
+		if (ev->caller != FN_P)
+			ev->holders = 1;
+	}
+	if (!extra) {
+		memmove(&evs[2], &evs[3], 2 * sizeof(evs[0]));
+		evs[2].live = 2;
+		evs[3].live = 1;
+	}
+	return stream__collect(evs, ARRAY_SIZE(evs) - !extra, OBJ_A, c);
+}
+
+int test__refcnt_attribution_insert_then_get(struct test_suite *test __maybe_unused,
+					     int subtest __maybe_unused)
+{
+	struct collect c;
+
+	TEST_ASSERT_VAL("engine", !insert_then_get(true, &c));
+	pr_debug("%d findings, the first at %#" PRIx64 "\n", c.nr_findings,
+		 c.nr_findings ? c.findings[0].ref.site : 0);
+	TEST_ASSERT_VAL("F's get leaked, one call took two", c.nr_findings == 1 &&
+			c.findings[0].kind == REFCNT_FINDING__LEAK &&
+			c.findings[0].ref.site == FN_F + 0x20 &&
+			c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
+	TEST_ASSERT_VAL("engine", !insert_then_get(false, &c));
+	TEST_ASSERT_VAL("no extra get: no finding", c.nr_findings == 0);
+	return TEST_OK;
+}
+
+/*
  * The scan at exit counts one of A's three references that no reachable
  * memory accounts for, never which one. F's get (a callchain cursor's,
  * which keeps its last one) is the most recent, but F released 4 of the 5

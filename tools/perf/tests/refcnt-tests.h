@@ -50,6 +50,7 @@ int test__refcnt_attribution_holder_teardown(struct test_suite *test, int subtes
 int test__refcnt_attribution_slot(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_lookup(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_overwritten(struct test_suite *test, int subtest);
+int test__refcnt_attribution_insert_then_get(struct test_suite *test, int subtest);
 int test__refcnt_attribution_static_cache(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_borrowed(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_home(struct test_suite *test, int subtest);

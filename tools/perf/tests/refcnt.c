@@ -147,6 +147,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_inline_init),
 	TEST_CASE("refcnt attribution: two gets are twins only in the same inlined function",
 		  refcnt_attribution_inline_twin),
+	TEST_CASE("refcnt attribution: a get after its call's insert took one is one more",
+		  refcnt_attribution_insert_then_get),
 	TEST_CASE("refcnt attribution: a put releases what its closest call tree took",
 		  refcnt_attribution_common_caller),
 	TEST_CASE("refcnt attribution: a counted leak is the site's that released least",

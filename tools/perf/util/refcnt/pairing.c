@@ -100,6 +100,13 @@ struct refcnt_lifetime {
 	 */
 	struct refcnt_ref	last;
 	bool			last_own;
+	/*
+	 * The last birth or get, while only gets by inserts its function
+	 * called came after it on its thread (lifetime__take())
+	 */
+	struct refcnt_ref	take;
+	bool			take_valid;
+	bool			take_inserted;
 	/* the last references handed to owners that may still be running */
 	struct refcnt_handed	handed[REFCNT_HANDED_RUNNING];
 	u8			nr_handed;
@@ -658,6 +665,37 @@ static int engine__start_unseen(struct refcnt_engine *engine, struct refcnt_obje
 	return 0;
 }
 
+/*
+ * A birth or a get (@ref, of @ev): was it one more that a call took after
+ * an insert it called took the table's reference, its own or its inlined
+ * lookup's birth or get before that (dsos__findnew_id(): dso__new(), then
+ * __dsos__add()'s get, then a get of its own)? That is the second of two
+ * references the call took, as if nothing came between: the insert's is
+ * the table's. An insert is a function that takes a holder of the type and
+ * hands the reference on to nobody, called by the function that took.
+ * Anything else starts anew.
+ */
+static bool lifetime__take(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+			   const struct refcnt_ref *ref)
+{
+	struct refcnt_ref *take = &lt->take;
+	bool same_tid = lt->take_valid && take->tid == ev->tid && ev->caller;
+	bool more = false;
+
+	if (same_tid && ev->op == REFCNT_OP__GET && ev->up[0] == take->caller &&
+	    ev->caller != take->caller && ev->holders && !ev->hands_on) {
+		lt->take_inserted = true;
+		return false;
+	}
+	if (same_tid && lt->take_inserted && ev->op == REFCNT_OP__GET && !ev->scope &&
+	    take->caller == ev->caller && take->site != ev->site)
+		more = true;
+	*take = *ref;
+	lt->take_valid = true;
+	lt->take_inserted = false;
+	return more;
+}
+
 static int engine__born(struct refcnt_engine *engine, struct refcnt_object *object,
 			const struct refcnt_event *ev, struct refcnt_step *step)
 {
@@ -672,6 +710,7 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 		/* an outer constructor returns what an inner one made: no release */
 		refcnt_refset__remove(&lt->refs, lifetime__last(lt));
 		step->before = 1;
+		lifetime__take(lt, ev, &ref);
 		return engine__push(engine, lt, &ref);
 	}
 	if (lt)
@@ -682,6 +721,7 @@ static int engine__born(struct refcnt_engine *engine, struct refcnt_object *obje
 		return err;
 	lt = object->live;
 	lt->only_born = true;
+	lifetime__take(lt, ev, &ref);
 	return engine__push(engine, lt, &ref);
 }
 
@@ -1883,9 +1923,11 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 		ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
 			   ref__follows_in_call(&lt->last, ev) && ev->caller &&
 			   ev->site != lt->last.site;
+		ref.twin |= lifetime__take(lt, ev, &ref);
 		lt->last = ref;
 		return engine__push(engine, lt, &ref);
 	case REFCNT_OP__PUT:
+		object->live->take_valid = false;
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
 		lifetime__track_handed(object->live, ev);
