@@ -1027,8 +1027,11 @@ int test__refcnt_attribution_inline_twin(struct test_suite *test __maybe_unused,
  * P puts what F returned, and H (a remove from the table) puts the
  * table's. F's get is one more than its call gave P: the leak is F's,
  * one call took two, not W's, whose reference the table held, nor P's.
+ * @other: F's get is another call's, from MAIN (its callers differ), or
+ * (@other 2) F's birth was in a function inlined in it that keeps it: no
+ * one more, whatever it leaks.
  */
-static int insert_then_get(bool extra, struct collect *c)
+static int insert_then_get(bool extra, int other, struct collect *c)
 {
 	struct refcnt_event evs[] = {
 		EV(10, BORN, OBJ_A, F, 0x10, 1, 1),
@@ -1053,6 +1056,12 @@ static int insert_then_get(bool extra, struct collect *c)
 		if (ev->caller != FN_P)
 			ev->holders = 1;
 	}
+	if (other == 1)
+		evs[2].up[0] = FN_MAIN;
+	if (other == 2) {
+		evs[0].scope = SCOPE_S;
+		evs[0].scope_keeps = true;
+	}
 	if (!extra) {
 		memmove(&evs[2], &evs[3], 2 * sizeof(evs[0]));
 		evs[2].live = 2;
@@ -1066,15 +1075,22 @@ int test__refcnt_attribution_insert_then_get(struct test_suite *test __maybe_unu
 {
 	struct collect c;
 
-	TEST_ASSERT_VAL("engine", !insert_then_get(true, &c));
+	TEST_ASSERT_VAL("engine", !insert_then_get(true, 0, &c));
 	pr_debug("%d findings, the first at %#" PRIx64 "\n", c.nr_findings,
 		 c.nr_findings ? c.findings[0].ref.site : 0);
 	TEST_ASSERT_VAL("F's get leaked, one call took two", c.nr_findings == 1 &&
 			c.findings[0].kind == REFCNT_FINDING__LEAK &&
 			c.findings[0].ref.site == FN_F + 0x20 &&
 			c.findings[0].why == REFCNT_WHY__ONE_CALL_TWO);
-	TEST_ASSERT_VAL("engine", !insert_then_get(false, &c));
+	TEST_ASSERT_VAL("engine", !insert_then_get(false, 0, &c));
 	TEST_ASSERT_VAL("no extra get: no finding", c.nr_findings == 0);
+	for (int other = 1; other <= 2; other++) {
+		TEST_ASSERT_VAL("engine", !insert_then_get(true, other, &c));
+		TEST_ASSERT_VAL("another call's get, or a keeper's birth: no twin",
+				c.nr_findings == 1 && !c.steps[3].paired.twin &&
+				!c.steps[4].paired.twin && !c.findings[0].ref.twin &&
+				c.findings[0].why != REFCNT_WHY__ONE_CALL_TWO);
+	}
 	return TEST_OK;
 }
 
@@ -1613,9 +1629,10 @@ static int slot_overwritten(int variant, struct refcnt_finding *f)
 	if (variant == 1)
 		evs[4].slot_where = REFCNT_SLOT_WHERE__FRAME;
 	if (variant == 2 || variant == 5) {
-		evs[3].site = FN_X + 0x10;
-		evs[4].site = FN_X + 0x10;
-		evs[4].caller = FN_X;
+		for (int i = 3; i <= 4; i++) {
+			evs[i].site = FN_X + 0x10;
+			evs[i].caller = FN_X;
+		}
 	}
 	if (variant == 5) {
 		evs[2].slot_where = REFCNT_SLOT_WHERE__STATIC;

@@ -294,11 +294,16 @@ static int test__refcnt_probe_copy_slots(struct test_suite *test __maybe_unused)
 	return TEST_OK;
 }
 
-/* A get's result kept in a static variable: call get; mov %rax,0x1000(%rip); ret */
+/*
+ * A get's result kept in a static variable, then the put of what it held
+ * before: call get; mov %rax,0x1000(%rip); mov 0x2000(%rip),%rdi; call put
+ */
 static const u8 static_word[] = {
 	0xe8, 0xfb, 0x00, 0x00, 0x00,			/* +0x0 call GET_FN */
 	0x48, 0x89, 0x05, 0x00, 0x10, 0x00, 0x00,	/* +0x5 mov %rax,0x1000(%rip) */
-	0xc3,						/* +0xc ret */
+	0x48, 0x8b, 0x3d, 0x00, 0x20, 0x00, 0x00,	/* +0xc mov 0x2000(%rip),%rdi */
+	0xe8, 0xe8, 0x01, 0x00, 0x00,			/* +0x13 call PUT_FN */
+	0xc3,						/* +0x18 ret */
 };
 
 static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unused)
@@ -306,11 +311,29 @@ static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unuse
 	struct refcnt_slot_insn si;
 	struct slot_seen seen;
 
+	struct refcnt_probe p = { .vaddr = FN + 0x13 };
+
 	TEST_ASSERT_VAL("scan", !slots_of(static_word, sizeof(static_word), &seen));
-	TEST_ASSERT_VAL("a static variable: its address, %ip the base", seen.nr == 1 &&
-			seen.si[0].op == REFCNT_SLOT__STORE && seen.si[0].store == FN + 0x5 &&
-			seen.si[0].static_word && !strcmp(seen.si[0].base, "%ip") &&
+	pr_debug("%d slots, the store probed at %#" PRIx64 ", the load at %#" PRIx64 "\n",
+		 seen.nr, seen.si[0].vaddr, seen.si[1].vaddr);
+	TEST_ASSERT_VAL("a store to a static variable: its address, %ip the base",
+			seen.nr == 2 && seen.si[0].op == REFCNT_SLOT__STORE &&
+			seen.si[0].store == FN + 0x5 && seen.si[0].static_word &&
+			!strcmp(seen.si[0].base, "%ip") &&
 			seen.si[0].disp == (long)(FN + 0xc + 0x1000) && !seen.si[0].frame);
+	TEST_ASSERT_VAL("a load from a static variable, probed at the put's call",
+			seen.si[1].op == REFCNT_SLOT__LOAD && seen.si[1].static_word &&
+			seen.si[1].vaddr == FN + 0x13 && !strcmp(seen.si[1].base, "%ip") &&
+			seen.si[1].disp == (long)(FN + 0x13 + 0x2000) &&
+			!strcmp(seen.si[1].value, "%di"));
+	/* the probe's %ip plus what it fetches is the word, wherever it sits */
+	p.slot = seen.si[1];
+	TEST_ASSERT_VAL("the load probe adds the word's distance from itself",
+			refcnt_slot_probe__disp(&p) == 0x2000);
+	p.slot = seen.si[0];
+	p.vaddr = seen.si[0].vaddr;
+	TEST_ASSERT_VAL("the store probe too",
+			(u64)(p.vaddr + refcnt_slot_probe__disp(&p)) == FN + 0xc + 0x1000);
 
 	TEST_ASSERT_VAL("scan", !slots_of(vector_low, sizeof(vector_low), &seen));
 	TEST_ASSERT_VAL("a vector store of the result, probed after it", seen.nr == 1 &&

@@ -653,8 +653,11 @@ static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re
 	case 1:
 		ev->slot_where = REFCNT_SLOT_WHERE__FRAME;
 		break;
-	default:
+	case 2:
 		ev->slot_where = REFCNT_SLOT_WHERE__STATIC;
+		break;
+	default:
+		ev->slot_where = REFCNT_SLOT_WHERE__UNKNOWN;
 		break;
 	}
 	if (ev->slot_op == REFCNT_SLOT__STORE && ev->slot_where == REFCNT_SLOT_WHERE__MEMORY)

@@ -78,6 +78,21 @@ struct refcnt_handed {
 
 struct refcnt_object;
 
+/*
+ * The last birth or get on an object (@valid: no put since), and whether
+ * only gets by inserts that its function called came after it on its
+ * thread (lifetime__take()).
+ */
+struct lifetime_take {
+	u64	caller;
+	u64	site;
+	u64	up[REFCNT_UP_FRAMES];
+	u32	tid;
+	bool	keeps;		/* refcnt_ref.scope_keeps */
+	bool	valid;
+	bool	inserted;
+};
+
 struct refcnt_lifetime {
 	struct list_head	node;		/* in engine->live, oldest first */
 	struct refcnt_object	*object;
@@ -100,13 +115,8 @@ struct refcnt_lifetime {
 	 */
 	struct refcnt_ref	last;
 	bool			last_own;
-	/*
-	 * The last birth or get, while only gets by inserts its function
-	 * called came after it on its thread (lifetime__take())
-	 */
-	struct refcnt_ref	take;
-	bool			take_valid;
-	bool			take_inserted;
+	/* the last birth or get, then the inserts its function called */
+	struct lifetime_take	take;
 	/* the last references handed to owners that may still be running */
 	struct refcnt_handed	handed[REFCNT_HANDED_RUNNING];
 	u8			nr_handed;
@@ -394,7 +404,7 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->home = 0;
 	ref->home_site = 0;
 	ref->twin = false;
-	ref->static_held = false;
+	ref->static_slot = false;
 	ref->op = op;
 }
 
@@ -673,26 +683,34 @@ static int engine__start_unseen(struct refcnt_engine *engine, struct refcnt_obje
  * references the call took, as if nothing came between: the insert's is
  * the table's. An insert is a function that takes a holder of the type and
  * hands the reference on to nobody, called by the function that took.
- * Anything else starts anew.
+ * Anything else starts anew. The events say no more of a call than its
+ * function and the functions above it: a call of the function from the
+ * same callers that takes again, with nothing between but such inserts,
+ * is taken for the same call.
  */
 static bool lifetime__take(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
 			   const struct refcnt_ref *ref)
 {
-	struct refcnt_ref *take = &lt->take;
-	bool same_tid = lt->take_valid && take->tid == ev->tid && ev->caller;
+	struct lifetime_take *take = &lt->take;
+	bool same_tid = take->valid && take->caller && ev->caller && take->tid == ev->tid;
 	bool more = false;
 
 	if (same_tid && ev->op == REFCNT_OP__GET && ev->up[0] == take->caller &&
 	    ev->caller != take->caller && ev->holders && !ev->hands_on) {
-		lt->take_inserted = true;
+		take->inserted = true;
 		return false;
 	}
-	if (same_tid && lt->take_inserted && ev->op == REFCNT_OP__GET && !ev->scope &&
-	    take->caller == ev->caller && take->site != ev->site)
+	if (same_tid && take->inserted && ev->op == REFCNT_OP__GET && !ev->scope &&
+	    !take->keeps && take->caller == ev->caller && take->site != ev->site &&
+	    !memcmp(take->up, ev->up, sizeof(take->up)))
 		more = true;
-	*take = *ref;
-	lt->take_valid = true;
-	lt->take_inserted = false;
+	take->caller = ref->caller;
+	take->site = ref->site;
+	memcpy(take->up, ref->up, sizeof(take->up));
+	take->tid = ref->tid;
+	take->keeps = ref->scope_keeps;
+	take->valid = true;
+	take->inserted = false;
 	return more;
 }
 
@@ -1045,7 +1063,11 @@ static u32 lifetime__pick_handed(struct refcnt_lifetime *lt, const struct refcnt
 	struct handed_arg h = { .lt = lt, .ev = ev };
 	int nr;
 
-	/* only while the model learns: a frozen one teaches the replay */
+	/*
+	 * Only while the model learns: a frozen one teaches the replay. What
+	 * a static variable holds is no more handed to the call than it is
+	 * released by it (lifetime__pick()): the only one is of the others.
+	 */
 	if (refcnt_pair_model__learns(model)) {
 		only = lifetime__handed_only(lt, ev);
 		if (only != REFSET_NONE)
@@ -1513,10 +1535,11 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 		return REFCNT_PAIR__EXACT;
 	}
 	lt->refs.hide_static = true;
-	lt->refs.hide_static_caller = ev->caller;
+	lt->refs.hide_unless_lost_by = ev->caller;
 	confidence = lifetime__pick_among(lt, model, ev, pick, teach);
 	lt->refs.hide_static = false;
-	if (*pick == REFSET_NONE)
+	/* none picked: one of unknown origin, if any, before a static one */
+	if (*pick == REFSET_NONE && !lt->unknown)
 		confidence = lifetime__pick_among(lt, model, ev, pick, teach);
 	return confidence;
 }
@@ -1855,11 +1878,32 @@ static struct refcnt_object *engine__object(struct refcnt_engine *engine,
 	return object;
 }
 
+static int engine__get(struct refcnt_engine *engine, struct refcnt_object *object,
+		       const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	struct refcnt_lifetime *lt = object->live;
+	struct refcnt_ref ref;
+
+	engine__check_live(engine, object, ev, step);
+	engine__add_recent(engine, lt, ev);
+	lifetime__track_handed(lt, ev);
+	ref__from_event(&ref, ev, REFCNT_OP__GET);
+	/*
+	 * At another site of the function: a call that takes one reference,
+	 * made in a loop (add_child() for each node of a callchain), repeats
+	 * its site.
+	 */
+	ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
+		   ref__follows_in_call(&lt->last, ev) && ev->caller &&
+		   ev->site != lt->last.site;
+	ref.twin |= lifetime__take(lt, ev, &ref);
+	lt->last = ref;
+	return engine__push(engine, lt, &ref);
+}
+
 static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object,
 		      const struct refcnt_event *ev, struct refcnt_step *step)
 {
-	struct refcnt_lifetime *lt;
-	struct refcnt_ref ref;
 	int err;
 
 	if (ev->op == REFCNT_OP__BORN) {
@@ -1910,24 +1954,9 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	object->live->only_born = false;
 	switch (ev->op) {
 	case REFCNT_OP__GET:
-		lt = object->live;
-		engine__check_live(engine, object, ev, step);
-		engine__add_recent(engine, lt, ev);
-		lifetime__track_handed(lt, ev);
-		ref__from_event(&ref, ev, REFCNT_OP__GET);
-		/*
-		 * At another site of the function: a call that takes one
-		 * reference, made in a loop (add_child() for each node of a
-		 * callchain), repeats its site.
-		 */
-		ref.twin = lt->last.op == REFCNT_OP__GET && lt->last.tid == ev->tid &&
-			   ref__follows_in_call(&lt->last, ev) && ev->caller &&
-			   ev->site != lt->last.site;
-		ref.twin |= lifetime__take(lt, ev, &ref);
-		lt->last = ref;
-		return engine__push(engine, lt, &ref);
+		return engine__get(engine, object, ev, step);
 	case REFCNT_OP__PUT:
-		object->live->take_valid = false;
+		object->live->take.valid = false;
 		engine__check_live(engine, object, ev, step);
 		engine__add_recent(engine, object->live, ev);
 		lifetime__track_handed(object->live, ev);
@@ -2047,8 +2076,9 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	if (ev->slot_home && ev->slot_home_site &&
 	    refcnt_refset__set_home(&object->live->refs, pos, ev->slot_home, ev->slot_home_site))
 		engine->stats.slots_homed++;
-	if (ev->slot_where == REFCNT_SLOT_WHERE__STATIC)
-		refcnt_refset__set_static(&object->live->refs, pos, true);
+	/* the first store's slot is the reference's (a copy keeps it) */
+	if (ev->slot_where == REFCNT_SLOT_WHERE__STATIC && !ref->slot)
+		refcnt_refset__set_static_slot(&object->live->refs, pos);
 	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
 }
 

@@ -202,7 +202,8 @@ struct refcnt_event {
 /*
  * Where a store's slot is (refcnt_event.slot_where). A reference whose
  * slot in memory is stored over by another call while it is outstanding
- * was lost there: if it leaks, that call leaked it (REFCNT_WHY__OVERWRITTEN).
+ * (in a static variable, by any call) was lost there: if it leaks, that
+ * call leaked it (REFCNT_WHY__OVERWRITTEN).
  * A local of the storing function's own frame is not evidence: the frame
  * dies when the function returns, and the next call's frame reuses the
  * word (a lookup's result kept in a local, returned to its caller).
@@ -231,7 +232,8 @@ struct refcnt_ref {
 	/*
 	 * The store over @slot (its call's site and caller key) while this
 	 * reference was outstanding, of another call than the one that
-	 * stored it (refcnt_slot_where); 0 if none was seen
+	 * stored it, or any in a static variable (refcnt_slot_where); 0 if
+	 * none was seen
 	 */
 	u64	lost_site;
 	u64	lost_caller;
@@ -255,13 +257,13 @@ struct refcnt_ref {
 	u64	home_site;
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
-				 * its function on the same object and thread,
-				 * nothing in between: the second of two
+				 * its function (or in its body, one in a
+				 * lookup inlined in it) on the same object
+				 * and thread, nothing in between but gets of
+				 * inserts it called: the second of two
 				 * references one call took
 				 */
-	bool	static_held;	/* @slot is a static variable's, which holds
-				 * it until a store there replaces it
-				 */
+	bool	static_slot;	/* @slot is a static variable's */
 	u8	op;		/* REFCNT_OP__BORN or __GET for a reference,
 				 * __PUT/__DIES for a release; REFCNT_OP__MAX
 				 * for a reference of unknown origin, whose

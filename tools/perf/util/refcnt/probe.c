@@ -1784,6 +1784,11 @@ static int slot_probe__frames(struct probe_trace_event *tev)
 	return err;
 }
 
+long refcnt_slot_probe__disp(const struct refcnt_probe *p)
+{
+	return p->slot.static_word ? p->slot.disp - (long)p->vaddr : p->slot.disp;
+}
+
 /*
  * A slot probe fetches the reference (the register stored, or the word
  * loaded), the slot's base and displacement, where the call is from the
@@ -1801,8 +1806,7 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 		.uprobes = true,
 		.point = { .module = rp->exe, .address = p->offset },
 	};
-	/* a static word's address, from the probe's own */
-	long slot_disp = p->slot.static_word ? (long)(p->slot.disp - p->vaddr) : p->slot.disp;
+	long slot_disp = refcnt_slot_probe__disp(p);
 	const char *frame = p->slot.static_word ? "\\2" : p->slot.frame ? "\\1" : "\\0";
 	char disp[32], rel[32];
 	int ret = -ENOMEM;

@@ -114,6 +114,13 @@ void refcnt_probes__exit(struct refcnt_probes *rp);
  */
 int refcnt_probes__count_nop5(const struct refcnt_probes *rp);
 
+/*
+ * What slot probe @p adds to its base register: its displacement, or for a
+ * static word (slot.static_word, based at the probe's %ip) the word's
+ * address less the probe's own.
+ */
+long refcnt_slot_probe__disp(const struct refcnt_probe *p);
+
 /* Register the probes as uprobe events in tracefs group @group. */
 int refcnt_probes__install(struct refcnt_probes *rp, const char *group);
 /* Unregister what refcnt_probes__install() registered. */

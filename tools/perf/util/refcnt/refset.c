@@ -233,10 +233,10 @@ int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot)
 	return 0;
 }
 
-void refcnt_refset__set_static(struct refcnt_refset *set, u32 pos, bool held)
+void refcnt_refset__set_static_slot(struct refcnt_refset *set, u32 pos)
 {
 	if (pos < set->nr && !set->slots[pos].dead)
-		set->slots[pos].ref.static_held = held;
+		set->slots[pos].ref.static_slot = true;
 }
 
 bool refcnt_refset__set_home(struct refcnt_refset *set, u32 pos, u64 owner, u64 site)
@@ -417,8 +417,8 @@ static void bucket__trim(const struct refcnt_refset *set, struct refset_bucket *
 /* Do the picks pass over @ref (refcnt_refset.hide_static)? */
 static bool refset__hides(const struct refcnt_refset *set, const struct refcnt_ref *ref)
 {
-	return set->hide_static && ref->static_held &&
-	       (!ref->lost_site || ref->lost_caller != set->hide_static_caller);
+	return set->hide_static && ref->static_slot &&
+	       (!ref->lost_site || ref->lost_caller != set->hide_unless_lost_by);
 }
 
 /* May a pick choose @ref, and does @ok accept it? */
@@ -488,11 +488,10 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 		for (u32 i = set->nr; i-- > 0 && seen < max;) {
 			const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-			if (!ref || ref__key(ref, depth) != key ||
-			    refset__hides(set, ref))
+			if (!ref || ref__key(ref, depth) != key)
 				continue;
 			seen++;
-			if (!ok || ok(ref, arg))
+			if (refset__offers(set, ref, ok, arg))
 				return i;
 		}
 		return REFSET_NONE;
@@ -502,11 +501,10 @@ u32 refcnt_refset__pick_frame_recent(struct refcnt_refset *set, int depth, u64 k
 		return REFSET_NONE;
 	bucket__trim(set, b);
 	for (u32 i = b->nr; i-- > 0 && seen < max;) {
-		if (!bucket__holds(set, b, b->pos[i]) ||
-		    refset__hides(set, &set->slots[b->pos[i]].ref))
+		if (!bucket__holds(set, b, b->pos[i]))
 			continue;
 		seen++;
-		if (!ok || ok(&set->slots[b->pos[i]].ref, arg))
+		if (refset__offers(set, &set->slots[b->pos[i]].ref, ok, arg))
 			return b->pos[i];
 	}
 	return REFSET_NONE;
@@ -519,9 +517,9 @@ u32 refcnt_refset__pick_oldest(struct refcnt_refset *set,
 	for (u32 i = 0, seen = 0; i < set->nr && seen < max; i++) {
 		const struct refcnt_ref *ref = refcnt_refset__at(set, i);
 
-		if (!ref || refset__hides(set, ref))
+		if (!ref)
 			continue;
-		if (ok(ref, arg))
+		if (refset__offers(set, ref, ok, arg))
 			return i;
 		seen++;
 	}

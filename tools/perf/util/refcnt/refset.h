@@ -47,13 +47,13 @@ struct refcnt_refset {
 	u32			alloc_born_pos;
 	bool			indexed;
 	/*
-	 * The picks below pass over references that a static variable
-	 * holds or held (refcnt_ref.static_held) unless function
-	 * @hide_static_caller stored over it there: a put that did not load
-	 * one from there releases another, if there is another.
+	 * The picks below pass over references stored in a static
+	 * variable (refcnt_ref.static_slot) unless function
+	 * @hide_unless_lost_by stored over them there: a put that did not
+	 * load one from there releases another, if there is another.
 	 */
 	bool			hide_static;
-	u64			hide_static_caller;
+	u64			hide_unless_lost_by;
 	struct list_head	buckets;	/* this set's, when indexed */
 };
 
@@ -84,8 +84,8 @@ const struct refcnt_ref *refcnt_refset__at(const struct refcnt_refset *set, u32 
 /* The reference at @pos was stored to @slot (once: a copy keeps the first). */
 int refcnt_refset__set_slot(struct refcnt_refset *set, u32 pos, u64 slot);
 
-/* A static variable holds the reference at @pos (@held), or held it till stored over. */
-void refcnt_refset__set_static(struct refcnt_refset *set, u32 pos, bool held);
+/* The reference at @pos was stored in a static variable (refcnt_ref.static_slot). */
+void refcnt_refset__set_static_slot(struct refcnt_refset *set, u32 pos);
 
 /*
  * The reference at @pos was stored in the frame of @owner, which holds

@@ -351,6 +351,17 @@ static bool slot__load_before(csh handle, const cs_insn *insn, size_t call,
 		if (in->id != X86_INS_MOV || x86->op_count != 2 ||
 		    op__reg64(&x86->operands[0]) != want)
 			return false;
+		if (op__static_word(&x86->operands[1])) {
+			/* a static variable's word: its address, whatever the probe's %ip */
+			si->op = REFCNT_SLOT__LOAD;
+			si->load = in->address;
+			si->vaddr = insn[call].address;
+			si->base = "%ip";
+			si->disp = in->address + in->size + x86->operands[1].mem.disp;
+			si->static_word = true;
+			si->value = "%di";
+			return true;
+		}
 		if (op__slot(&x86->operands[1])) {
 			x86_reg base = x86->operands[1].mem.base;
 			bool kept = true;

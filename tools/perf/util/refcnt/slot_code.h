@@ -52,10 +52,13 @@ struct refcnt_slot_insn {
 	bool		frame_gone;	/* ... after the frame pointer was restored */
 	u64		call;		/* the call's return address (its site) */
 	const char	*base;		/* uprobe name of the slot's base register */
-	long		disp;		/* the slot is at base + disp */
+	long		disp;		/* the slot is at base + disp; a static
+					 * word's vaddr (x86-64: a long holds it)
+					 */
 	bool		frame;		/* a store's slot is a local of its own frame */
-	bool		static_word;	/* ... is static storage (%rip-relative):
-					 * @base is "%ip", @disp the word's vaddr
+	bool		static_word;	/* a store's or a load's slot is a static
+					 * variable (%rip-relative): @base is
+					 * "%ip", @disp the word's vaddr
 					 */
 	const char	*value;		/* the register stored, or passed to the put
 					 * by a load probed at the call (the kernel
