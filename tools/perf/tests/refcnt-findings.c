@@ -197,7 +197,9 @@ static const char *inlined__site(const struct refcnt_symbolizer *sym, const stru
  * hist_entry__init(), inlined in hist_entry__new()); a birth's or a get's
  * only if that function keeps the reference (a lookup inlined in its
  * caller hands it on: the caller's). The row's function stays the symbol,
- * as perf report names it (unknown here: hex).
+ * as perf report names it (unknown here: hex), but for an owner's row: the
+ * function that made the lookup's call and never put what it returned is
+ * the inlined one there (the decoder keeps only one that hands nothing on).
  */
 int test__refcnt_findings_inlined(struct test_suite *test __maybe_unused,
 				  int subtest __maybe_unused)
@@ -237,6 +239,13 @@ int test__refcnt_findings_inlined(struct test_suite *test __maybe_unused,
 	get.scope_keeps = true;
 	if (!strstr(inlined__site(&sym, &get, buf, sizeof(buf)), "(inlined_fn inlined)")) {
 		pr_debug("a get an inlined function keeps: %s\n", buf);
+		goto out;
+	}
+	if (strstr(refcnt_sym__row_func(&sym, &get, REFCNT_WHY__EVENT, buf, sizeof(buf)),
+		   "inlined_fn") ||
+	    strcmp(refcnt_sym__row_func(&sym, &get, REFCNT_WHY__OWNER, buf, sizeof(buf)),
+		   "inlined_fn")) {
+		pr_debug("the row of the owner's call in an inlined function: %s\n", buf);
 		goto out;
 	}
 	put.scope = REFCNT_INLINE_KEY | 0x200;	/* not named */

@@ -720,7 +720,7 @@ static int refcnt_report__to_summary(const struct refcnt_report *rep, struct ref
 				goto out;
 			continue;
 		}
-		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
+		refcnt_sym__row_func(&rep->sym, &g->ref, g->why, site, sizeof(site));
 		if (!g->stacks) {
 			err = g->refs ? refcnt_summary__add_finding(s, g->kind, g->type,
 					g->uncertain, site, "", g->refs) : 0;

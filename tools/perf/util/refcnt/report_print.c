@@ -182,7 +182,7 @@ void refcnt_report__print_gen_suppressions(const struct refcnt_report *rep)
 		snprintf(kind, sizeof(kind), "%s", refcnt_finding_kind__name(g->kind));
 		for (char *c = kind; *c; c++)
 			*c = *c == ' ' ? '-' : *c;
-		printf("%s:%s\n", kind, refcnt_sym__ref_func(&rep->sym, &g->ref, func,
+		printf("%s:%s\n", kind, refcnt_sym__row_func(&rep->sym, &g->ref, g->why, func,
 							     sizeof(func)));
 	}
 }
@@ -297,7 +297,7 @@ void refcnt_report__print_findings_sep(struct refcnt_report *rep, const char *se
 		const struct refcnt_group *g = rep->findings.groups[i];
 		char site[256], other[256] = "-";
 
-		refcnt_sym__ref_func(&rep->sym, &g->ref, site, sizeof(site));
+		refcnt_sym__row_func(&rep->sym, &g->ref, g->why, site, sizeof(site));
 		if (g->has_other)
 			refcnt_sym__ref_func(&rep->sym, &g->other, other, sizeof(other));
 		refcnt_field__print(refcnt_finding_kind__name(g->kind), sep, sep);

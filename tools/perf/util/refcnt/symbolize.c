@@ -166,6 +166,26 @@ const char *refcnt_sym__ref_func(const struct refcnt_symbolizer *s, const struct
 }
 
 /*
+ * An owner's row (REFCNT_WHY__OWNER: a function that never put what a
+ * lookup handed it) names the function whose code made the lookup's call:
+ * the inlined function there, if the decoder kept it (one that hands the
+ * reference on to the function it is inlined in is not kept: the owner is
+ * the outer function). Others name the symbol (refcnt_sym__ref_func()).
+ */
+const char *refcnt_sym__row_func(const struct refcnt_symbolizer *s, const struct refcnt_ref *ref,
+				 enum refcnt_site_why why, char *buf, size_t sz)
+{
+	const char *name;
+
+	if (why == REFCNT_WHY__OWNER && ref->scope && ref->caller && s->scope_names &&
+	    hashmap__find(s->scope_names, ref->scope, &name)) {
+		snprintf(buf, sz, "%s", name);
+		return buf;
+	}
+	return refcnt_sym__ref_func(s, ref, buf, sz);
+}
+
+/*
  * The first frame of an entry probe is the probed function itself: say it
  * once, then its callers.
  */

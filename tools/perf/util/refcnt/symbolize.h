@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <linux/types.h>
+#include "pairing.h"
 
 /*
  * Names for the addresses of a perf refcnt recording: call sites,
@@ -73,6 +74,9 @@ int refcnt_sym__fprintf_ref(FILE *fp, const struct refcnt_symbolizer *s,
 			    const struct refcnt_ref *ref);
 const char *refcnt_sym__ref_func(const struct refcnt_symbolizer *s, const struct refcnt_ref *ref,
 				 char *buf, size_t sz);
+/* The function a finding's row names, @why its site was chosen (findings.h). */
+const char *refcnt_sym__row_func(const struct refcnt_symbolizer *s, const struct refcnt_ref *ref,
+				 enum refcnt_site_why why, char *buf, size_t sz);
 
 /* The callchain @id, callee first, at most @max frames, each line @indent. */
 void refcnt_sym__fprintf_stack(FILE *fp, const struct refcnt_symbolizer *s, u32 id,
