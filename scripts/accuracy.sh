@@ -365,6 +365,13 @@ row_names() {
 	[ "${1% *}" = "$2" ] && [[ " $3 " == *" $func "* ]]
 }
 
+# The clean perf audited is a copy kept with the recordings, as each
+# variant's is: its recordings name no build id, and a report again
+# (ACCURACY_REREPORT) after a rebuild of build/perf would read the sites
+# of the binary that ran against the new one's symbols.
+clean_perf=$out/perf
+again "$clean_perf" || cp "$perf" "$clean_perf" || exit 1
+
 declare -A set_pass set_all
 printf '%-34s %-9s %-48s %5s %6s %s\n' variant audit "top bug row" rank secs result
 for patch in "${variants[@]}"; do
@@ -380,7 +387,7 @@ for patch in "${variants[@]}"; do
 	clean=clean-$(key "$command")
 	if [ -z "${clean_done[$clean]:-}" ]; then
 		# the clean perf on the same command: no bug row; no report is no verdict
-		if audit "$clean" "$perf" "$command"; then
+		if audit "$clean" "$clean_perf" "$command"; then
 			bugs=$(bug_rows "$out/$clean/findings" | wc -l)
 			clean_rows="$bugs bug rows"
 		else
