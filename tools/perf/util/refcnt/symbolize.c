@@ -175,10 +175,10 @@ const char *refcnt_sym__ref_func(const struct refcnt_symbolizer *s, const struct
 const char *refcnt_sym__row_func(const struct refcnt_symbolizer *s, const struct refcnt_ref *ref,
 				 enum refcnt_site_why why, char *buf, size_t sz)
 {
-	const char *name;
+	/* an owner's culprit keeps its scope (scope_keeps): the name shown beside it */
+	const char *name = why == REFCNT_WHY__OWNER ? refcnt_sym__ref_inlined(s, ref) : NULL;
 
-	if (why == REFCNT_WHY__OWNER && ref->scope && ref->caller && s->scope_names &&
-	    hashmap__find(s->scope_names, ref->scope, &name)) {
+	if (name) {
 		snprintf(buf, sz, "%s", name);
 		return buf;
 	}
