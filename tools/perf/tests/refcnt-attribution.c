@@ -1710,6 +1710,78 @@ int test__refcnt_attribution_slot_overwritten(struct test_suite *test __maybe_un
 	return TEST_OK;
 }
 
+#define SLOT_STRUCT	0x55502000ULL	/* a struct's first member, in the heap */
+
+/*
+ * X fills a struct: it takes A (a map) and stores it in a member, takes B
+ * (a thread) and stores it in the member before. H tears the struct down:
+ * it loads B's member and puts B, but never A's. A's reference is left
+ * in the struct: H left it (REFCNT_WHY__NEIGHBOURS_PUT), not X, which
+ * stored it where it belongs. @variant 1: another function, F, stored B
+ * (two structs side by side); 2: B is a map too (an array's entries); 3:
+ * X itself put B (a function that puts before it fills again): then the
+ * leak is not H's.
+ */
+static int neighbours_put(int variant, struct refcnt_finding *f)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(12, GET, OBJ_A, X, 0x10, 1, 1),
+		STORE_EV(13, OBJ_A, X, 0x10, SLOT_STRUCT + 0x10),
+		EV(14, GET, OBJ_B, X, 0x18, 1, 1),
+		STORE_EV(15, OBJ_B, X, 0x18, SLOT_STRUCT),
+		SLOT_EV(20, LOAD, OBJ_B, H, 0x10, 1, SLOT_STRUCT),
+		EV(21, PUT, OBJ_B, H, 0x10, 1, 2),
+		EV(30, PUT, OBJ_A, MAIN, 0x30, 1, 2),
+		EV(31, PUT, OBJ_B, MAIN, 0x40, 1, 1),
+	};
+	u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	u8 thread = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].type = evs[i].obj == OBJ_A || variant == 2 ? map : thread;
+		evs[i].space = 1;
+	}
+	if (variant == 1) {
+		for (int i = 4; i <= 5; i++) {
+			evs[i].site = FN_F + 0x18;
+			evs[i].caller = FN_F;
+		}
+	}
+	if (variant == 3) {
+		evs[6].site = FN_X + 0x40;
+		evs[7].site = FN_X + 0x40;
+		evs[7].caller = FN_X;
+	}
+	return slot_stream__finding(evs, ARRAY_SIZE(evs), OBJ_A, f);
+}
+
+int test__refcnt_attribution_neighbours_put(struct test_suite *test __maybe_unused,
+					    int subtest __maybe_unused)
+{
+	struct refcnt_finding f;
+
+	TEST_ASSERT_VAL("engine", !neighbours_put(0, &f));
+	TEST_ASSERT_VAL("X's reference leaked", f.kind == REFCNT_FINDING__LEAK &&
+			stream__ref_is(&f.ref, FN_X + 0x10));
+	TEST_ASSERT_VAL("left by the teardown that put its neighbour",
+			f.why == REFCNT_WHY__NEIGHBOURS_PUT && f.has_culprit &&
+			refcnt_finding__site(&f)->caller == FN_H &&
+			refcnt_finding__site(&f)->site == FN_H + 0x10);
+	TEST_ASSERT_VAL("named", !strcmp(refcnt_site_why__name(REFCNT_WHY__NEIGHBOURS_PUT),
+					 "neighbours put"));
+	for (int variant = 1; variant <= 3; variant++) {
+		TEST_ASSERT_VAL("engine", !neighbours_put(variant, &f));
+		pr_debug("variant %d: the leak is at %#" PRIx64 "\n", variant,
+			 refcnt_finding__site(&f)->site);
+		TEST_ASSERT_VAL("no teardown of its struct", f.kind == REFCNT_FINDING__LEAK &&
+				f.why != REFCNT_WHY__NEIGHBOURS_PUT &&
+				refcnt_finding__site(&f)->caller != FN_H);
+	}
+	return TEST_OK;
+}
+
 #define SLOT_STATIC	0x55500800ULL	/* a static variable of the binary's */
 
 /*
@@ -2000,6 +2072,7 @@ int test__refcnt_attribution_slot_borrowed(struct test_suite *test __maybe_unuse
 }
 
 #define HOLDER_BLOCK	0x55503000ULL	/* a holder's array, in the heap */
+#define CACHE_WORD	0x55504000ULL	/* a word outside it: a cache of one */
 
 /*
  * Feed @evs, and between them, in time order, the free() calls @frees, to
@@ -2052,6 +2125,14 @@ static bool freed_by_f(const struct refcnt_finding *f)
 	       refcnt_finding__site(f)->caller == FN_F;
 }
 
+/* Is @f's culprit P's call of the free()'s function (freed_holder()'s 7)? */
+static bool freed_by_p(const struct refcnt_finding *f)
+{
+	return f && f->why == REFCNT_WHY__FREED_HOLDING && f->has_culprit &&
+	       refcnt_finding__site(f)->site == FN_P + 0x50 &&
+	       refcnt_finding__site(f)->caller == FN_P;
+}
+
 /*
  * A teardown that frees a holder's array without putting what it holds: G
  * inserts A and B in the holder (a get each, their creator's put follows),
@@ -2065,7 +2146,12 @@ static bool freed_by_f(const struct refcnt_finding *f)
  * earlier use left); 3: the free() calls are not followed; 4: F put B
  * (X's extra get on B is its leak), and B is no sibling; 5: P, which
  * called F, put A (a table's entry freed by its hashmap, the value put by
- * the caller); 6: P only called H, which put A: F's all the same.
+ * the caller); 6: P only called H, which put A: F's all the same; 7: F
+ * has no holder of the type and P has (a container's helper, called by
+ * the teardown that holds the container): P's, at P's call of F; 8: F
+ * has holders of it too: F's; 9: F put A, but the reference X stored in
+ * a word outside the block, loaded from it (a table's cache of an entry):
+ * F's all the same.
  */
 static int freed_holder(int variant, struct collect *c)
 {
@@ -2078,6 +2164,11 @@ static int freed_holder(int variant, struct collect *c)
 	}, above[] = {
 		EV(13, GET, OBJ_A, X, 0x10, 1, 1),
 		EV(38, PUT, OBJ_A, P, 0x30, 1, 2),
+	}, cached[] = {
+		EV(13, GET, OBJ_A, X, 0x10, 1, 1),
+		STORE_EV(14, OBJ_A, X, 0x10, CACHE_WORD),
+		SLOT_EV(37, LOAD, OBJ_A, F, 0x30, 1, CACHE_WORD),
+		EV(38, PUT, OBJ_A, F, 0x30, 1, 2),
 	};
 	struct refcnt_event evs[12] = {
 		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
@@ -2114,7 +2205,7 @@ static int freed_holder(int variant, struct collect *c)
 		memcpy(&evs[nr], b_extra, sizeof(b_extra));
 		nr += ARRAY_SIZE(b_extra);
 	}
-	if (variant >= 5) {
+	if (variant == 5 || variant == 6) {
 		memcpy(&evs[nr], above, sizeof(above));
 		nr += ARRAY_SIZE(above);
 		frees[0].up_caller = FN_P;
@@ -2133,8 +2224,18 @@ static int freed_holder(int variant, struct collect *c)
 			evs[j - 1] = t;
 		}
 	}
+	if (variant == 9) {
+		memcpy(&evs[nr], cached, sizeof(cached));
+		nr += ARRAY_SIZE(cached);
+	}
 	if (variant == 2)
 		frees[0].time = 5;
+	if (variant == 7 || variant == 8) {
+		frees[0].up_caller = FN_P;
+		frees[0].up_site = FN_P + 0x50;
+		frees[0].up_holds = 1U << 0;
+		frees[0].holds = variant == 8 ? 1U << 0 : 0;
+	}
 	return freed_stream__run(evs, nr, frees, ARRAY_SIZE(frees), &scan, variant != 3, c);
 }
 
@@ -2447,5 +2548,12 @@ int test__refcnt_attribution_freed_holder(struct test_suite *test __maybe_unused
 			!freed_by_f(collect__leak(&c, OBJ_A)));
 	TEST_ASSERT_VAL("engine", !freed_holder(6, &c));
 	TEST_ASSERT_VAL("F's caller only called a put", freed_by_f(collect__leak(&c, OBJ_A)));
+	TEST_ASSERT_VAL("engine", !freed_holder(7, &c));
+	TEST_ASSERT_VAL("a helper's free is its caller's", freed_by_p(collect__leak(&c, OBJ_A)) &&
+			freed_by_p(collect__leak(&c, OBJ_B)));
+	TEST_ASSERT_VAL("engine", !freed_holder(8, &c));
+	TEST_ASSERT_VAL("a holder's free is its own", freed_by_f(collect__leak(&c, OBJ_A)));
+	TEST_ASSERT_VAL("engine", !freed_holder(9, &c));
+	TEST_ASSERT_VAL("F put A from another word", freed_by_f(collect__leak(&c, OBJ_A)));
 	return TEST_OK;
 }

@@ -739,7 +739,7 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 				struct perf_sample *sample, struct refcnt_free *f)
 {
 	struct refcnt_evsel *re = evsel->priv;
-	struct refcnt_caller *c = NULL;
+	struct refcnt_caller *c = NULL, *upc;
 	u64 size, up, freer;
 
 	if (!re || !re->heap_free)
@@ -772,16 +772,20 @@ int refcnt_decoder__decode_free(struct refcnt_decoder *d, struct evsel *evsel,
 	}
 	f->caller = c ? c->key : 0;
 	f->audited = c && c->audited;
-	f->up_caller = up ? decoder__caller(d, sample, f->space, up, true, NULL) : 0;
+	upc = up ? decoder__site(d, sample, f->space, up, true, false) : NULL;
 	/* a tail call: free()'s caller left no frame, the site's function called it */
 	freer = f->audited ? decoder__freer(d, sample, c) : 0;
 	if (freer) {
-		f->up_caller = f->caller;
+		upc = c;
+		up = f->site;
 		f->caller = freer;
 		f->site = freer;
 		c = decoder__function_at(d, sample, f->space, freer);
 	}
 	f->holds = c ? c->holds : 0;
+	f->up_caller = upc ? upc->key : 0;
+	f->up_site = upc ? up : 0;
+	f->up_holds = upc ? upc->holds : 0;
 	return 0;
 }
 

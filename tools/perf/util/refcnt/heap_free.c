@@ -203,3 +203,52 @@ void refcnt_putters__exit(struct refcnt_putters *p)
 	p->nr = 0;
 	p->alloc = 0;
 }
+
+int refcnt_slot_putters__add(struct refcnt_slot_putters *p, u64 key, u64 slot)
+{
+	struct refcnt_slot_putter *putters;
+
+	if (!key || p->full)
+		return 0;
+	for (u16 i = 0; i < p->nr; i++) {
+		if (p->putters[i].key == key) {
+			if (p->putters[i].slot != slot)
+				p->putters[i].slot = 0;
+			return 0;
+		}
+	}
+	if (p->nr >= REFCNT_PUTTERS_MAX) {
+		p->full = true;
+		refcnt_slot_putters__exit(p);
+		return 0;
+	}
+	if (p->nr == p->alloc) {
+		u16 alloc = p->alloc ? p->alloc * 2 : 4;
+
+		putters = reallocarray(p->putters, alloc, sizeof(*putters));
+		if (!putters)
+			return -ENOMEM;
+		p->putters = putters;
+		p->alloc = alloc;
+	}
+	p->putters[p->nr++] = (struct refcnt_slot_putter){ .key = key, .slot = slot };
+	return 0;
+}
+
+bool refcnt_slot_putters__in(const struct refcnt_slot_putters *p, u64 key, u64 lo, u64 size)
+{
+	if (p->full)
+		return true;
+	for (u16 i = 0; i < p->nr; i++) {
+		if (p->putters[i].key == key)
+			return !p->putters[i].slot || p->putters[i].slot - lo < size;
+	}
+	return false;
+}
+
+void refcnt_slot_putters__exit(struct refcnt_slot_putters *p)
+{
+	zfree(&p->putters);
+	p->nr = 0;
+	p->alloc = 0;
+}

@@ -30,6 +30,7 @@ struct refcnt_free {
 	u64	site;		/* the call's return address: its function's */
 	u64	caller;		/* that function's key, as refcnt_event.caller */
 	u64	up_caller;	/* the function above it, 0 if not known */
+	u64	up_site;	/* the return address in that one, 0 if not known */
 	u32	tid;
 	bool	audited;	/* @caller is in a binary with DWARF, as the audited
 				 * perf is: not the C library's own (qsort()'s buffer)
@@ -40,6 +41,7 @@ struct refcnt_free {
 	 * thread__delete(struct thread *) of maps and nsinfo); 0: none known
 	 */
 	u16	holds;
+	u16	up_holds;	/* those @up_caller has holders of */
 };
 
 /* The frees kept: the last one of each block address. */
@@ -74,5 +76,29 @@ struct refcnt_putters {
 int refcnt_putters__add(struct refcnt_putters *p, u64 key);
 bool refcnt_putters__has(const struct refcnt_putters *p, u64 key);
 void refcnt_putters__exit(struct refcnt_putters *p);
+
+/*
+ * Functions whose puts of an object each released the reference stored
+ * in a word they loaded it from (slot_code.h), and that word; as many as
+ * refcnt_putters keeps. Such a put released that word's reference, not
+ * the one a freed block held elsewhere: the table's reference that
+ * threads__remove_all_threads() dropped with its hashmap's entry, though
+ * it put the table's cache (last_match) of the same thread.
+ */
+struct refcnt_slot_putter {
+	u64	key;
+	u64	slot;	/* 0: more than one word */
+};
+
+struct refcnt_slot_putters {
+	struct refcnt_slot_putter	*putters;
+	u16				nr, alloc;
+	bool				full;
+};
+
+int refcnt_slot_putters__add(struct refcnt_slot_putters *p, u64 key, u64 slot);
+/* Did @key put the object from a word in [@lo, @lo + @size), or from several? */
+bool refcnt_slot_putters__in(const struct refcnt_slot_putters *p, u64 key, u64 lo, u64 size);
+void refcnt_slot_putters__exit(struct refcnt_slot_putters *p);
 
 #endif /* __PERF_REFCNT_HEAP_FREE_H */

@@ -127,9 +127,11 @@ struct refcnt_lifetime {
 	bool			guessed;
 	/*
 	 * with the free() calls: the functions that put the object, and
-	 * those that called a put of it or called what did
+	 * those that called a put of it or called what did; those whose
+	 * puts released what a word they loaded held, apart
 	 */
 	struct refcnt_putters	put_by, put_below;
+	struct refcnt_slot_putters put_slotted;
 };
 
 /* A use after put kept until its kind is known, and how many times it was made. */
@@ -254,6 +256,7 @@ static const char * const why_names[REFCNT_WHY__MAX] = {
 	[REFCNT_WHY__BORROWED]		= "stored without a get",
 	[REFCNT_WHY__FREED_HOLDING]	= "freed holding it",
 	[REFCNT_WHY__COPIED]		= "copied without a get",
+	[REFCNT_WHY__NEIGHBOURS_PUT]	= "neighbours put",
 };
 
 const char *refcnt_site_why__name(enum refcnt_site_why why)
@@ -321,6 +324,7 @@ static void lifetime__free(struct refcnt_lifetime *lt)
 	refcnt_refset__exit(&lt->refs);
 	refcnt_putters__exit(&lt->put_by);
 	refcnt_putters__exit(&lt->put_below);
+	refcnt_slot_putters__exit(&lt->put_slotted);
 	free(lt);
 }
 
@@ -403,6 +407,8 @@ static void ref__from_event(struct refcnt_ref *ref, const struct refcnt_event *e
 	ref->freed_caller = 0;
 	ref->home = 0;
 	ref->home_site = 0;
+	ref->kin_site = 0;
+	ref->kin_caller = 0;
 	ref->twin = false;
 	ref->static_slot = false;
 	ref->op = op;
@@ -1684,12 +1690,88 @@ static void engine__cloned_put(struct refcnt_engine *engine, struct refcnt_objec
 	object__culprit(object, &culprit, CULPRIT__COPIED);
 }
 
-/* The function of put @ev put @lt's object; it and those above it had it put. */
-static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+/* Is @ref the reference the word's last store joined (@arg)? */
+static bool ref__stored_last(const struct refcnt_ref *ref, const void *arg)
 {
-	int err = refcnt_putters__add(&lt->put_by, ev->caller) ?:
-		  refcnt_putters__add(&lt->put_below, ev->caller);
+	const struct refcnt_slot_word *w = arg;
 
+	return ref->time == w->ref_time && ref->site == w->ref_site;
+}
+
+/*
+ * The reference that the store which filled word @slot joined (@w), if
+ * its object lives and it is still outstanding: its position in the
+ * lifetime set in @ltp, else REFSET_NONE.
+ */
+static u32 engine__word_ref(const struct refcnt_engine *engine, const struct refcnt_slot_word *w,
+			    u64 slot, struct refcnt_lifetime **ltp)
+{
+	struct refcnt_space_addr key = { .space = w->space, .addr = w->obj };
+	struct refcnt_object *object;
+
+	if (!w->ref_time || !hashmap__find(engine->objects, &key, &object) || !object->live ||
+	    object->type != w->type)
+		return REFSET_NONE;
+	*ltp = object->live;
+	return refcnt_refset__pick_frame_recent(&object->live->refs, REFSET_SLOT, slot,
+						ref__stored_last, w, REFSET_ALL);
+}
+
+/* How far from a word the other members of its struct are looked for, in words */
+#define REFCNT_NEIGHBOUR_WORDS	3
+
+/*
+ * Put @ev released the reference stored in the word at @slot: those that
+ * the function which stored it stored beside it (a struct's members),
+ * still outstanding there, were left by @ev's function, if that is
+ * another function (a struct filled by thread__find_map() and torn down
+ * by addr_location__exit(), which puts each member it knows of). A
+ * function that puts what it stored before it stores again is no
+ * teardown of what it filled; the entries of an array beside it, of its
+ * type, are no members.
+ */
+static void engine__neighbours_put(struct refcnt_engine *engine, const struct refcnt_event *ev,
+				   u64 slot)
+{
+	struct refcnt_slot_word w, n;
+	struct refcnt_lifetime *lt;
+	u32 pos;
+
+	if (!refcnt_slot_track__word(engine->slot_track, slot, &w) || w.space != ev->space ||
+	    !w.caller || w.caller == ev->caller || w.borrowed)
+		return;
+	for (int d = -REFCNT_NEIGHBOUR_WORDS; d <= REFCNT_NEIGHBOUR_WORDS; d++) {
+		u64 word = slot + d * (s64)sizeof(u64);
+
+		/* an array's entries are of one type: a struct's members are not */
+		if (!d || !refcnt_slot_track__word(engine->slot_track, word, &n) ||
+		    n.space != ev->space || n.caller != w.caller || n.borrowed ||
+		    n.type == ev->type)
+			continue;
+		pos = engine__word_ref(engine, &n, word, &lt);
+		if (pos != REFSET_NONE)
+			refcnt_refset__set_kin(&lt->refs, pos, ev->site, ev->caller);
+	}
+}
+
+/*
+ * The function of put @ev put @lt's object; it and those above it had it
+ * put. If the put released the reference stored in the word at @slot
+ * that it loaded (0: not known), they put that one.
+ */
+static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt_event *ev,
+				 u64 slot)
+{
+	int err;
+
+	if (slot) {
+		err = refcnt_slot_putters__add(&lt->put_slotted, ev->caller, slot);
+		for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
+			err = refcnt_slot_putters__add(&lt->put_slotted, ev->up[i], slot);
+		return err;
+	}
+	err = refcnt_putters__add(&lt->put_by, ev->caller) ?:
+	      refcnt_putters__add(&lt->put_below, ev->caller);
 	for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
 		err = refcnt_putters__add(&lt->put_below, ev->up[i]);
 	return err;
@@ -1726,8 +1808,6 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	bool own;
 
 	ref__from_event(&put, ev, REFCNT_OP__PUT);
-	if (engine->frees && lifetime__add_putters(lt, ev))
-		return -ENOMEM;
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
 	engine__borrowed_put(engine, object, &put, slot);
@@ -1738,6 +1818,9 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 	} else if (!over) {
 		step->confidence = lifetime__pick(lt, engine->model, ev, &pick, &teach);
 	}
+	if (engine->frees &&
+	    lifetime__add_putters(lt, ev, step->confidence == REFCNT_PAIR__SLOT ? slot : 0))
+		return -ENOMEM;
 	if (!over) {
 		if (pick == REFSET_NONE) {
 			step->paired = lt->unknown_ref;
@@ -1749,6 +1832,8 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 		}
 		if (step->confidence > REFCNT_PAIR__SAME_CALLER)
 			lt->guessed = true;
+		if (slot && pick != REFSET_NONE && step->paired.slot == slot)
+			engine__neighbours_put(engine, ev, slot);
 	}
 
 	/*
@@ -1968,33 +2053,6 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
 	}
 }
 
-/* Is @ref the reference the word's last store joined (@arg)? */
-static bool ref__stored_last(const struct refcnt_ref *ref, const void *arg)
-{
-	const struct refcnt_slot_word *w = arg;
-
-	return ref->time == w->ref_time && ref->site == w->ref_site;
-}
-
-/*
- * The reference that the store which filled word @slot joined (@w), if
- * its object lives and it is still outstanding: its position in the
- * lifetime set in @ltp, else REFSET_NONE.
- */
-static u32 engine__word_ref(const struct refcnt_engine *engine, const struct refcnt_slot_word *w,
-			    u64 slot, struct refcnt_lifetime **ltp)
-{
-	struct refcnt_space_addr key = { .space = w->space, .addr = w->obj };
-	struct refcnt_object *object;
-
-	if (!w->ref_time || !hashmap__find(engine->objects, &key, &object) || !object->live ||
-	    object->type != w->type)
-		return REFSET_NONE;
-	*ltp = object->live;
-	return refcnt_refset__pick_frame_recent(&object->live->refs, REFSET_SLOT, slot,
-						ref__stored_last, w, REFSET_ALL);
-}
-
 /*
  * A store to memory over a word whose reference, of the same type, another
  * call stored and is still outstanding: that reference was lost here
@@ -2200,6 +2258,29 @@ int refcnt_engine__follow_frees(struct refcnt_engine *engine)
 	return engine->frees ? 0 : -ENOMEM;
 }
 
+/*
+ * The function that dropped what free @f's block held of @type, and the
+ * site in it: the freeing function if it has holders of the type
+ * (handoff.h), else the one that called it if that one has. A helper of
+ * a container that knows nothing of the type (hashmap_delete()) frees an
+ * entry for the function that holds the container and decides what its
+ * entries' references become (threads__remove_all_threads()). Only for a
+ * block the scan found the object's address in: the words stores put in
+ * a block are no evidence past a function with holders of the type
+ * (engine__block_freed()).
+ */
+static void free__dropper(const struct refcnt_free *f, u8 type, u64 *site, u64 *caller)
+{
+	u16 bit = type < REFCNT_TYPE__MAX_NR ? 1U << type : 0;
+
+	*site = f->site;
+	*caller = f->caller;
+	if (!(f->holds & bit) && (f->up_holds & bit) && f->up_caller && f->up_site) {
+		*site = f->up_site;
+		*caller = f->up_caller;
+	}
+}
+
 /* The words of a freed block looked at for references stored there, at most */
 #define REFCNT_FREED_WORDS	1024
 
@@ -2281,12 +2362,26 @@ static int engine__scan_freed(struct refcnt_engine *engine, const struct refcnt_
  * Did free @f come from a function of the audited binary that never put
  * @lt's object, nor had it put by a callee, and did the function that
  * called it never put it either (threads__remove() puts the thread whose
- * entry hashmap_delete() freed)?
+ * entry hashmap_delete() freed)? A put of what a word outside the block
+ * held, loaded from it, released that word's reference, not the block's.
  */
 static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
 {
 	return f->caller && f->audited && !refcnt_putters__has(&lt->put_below, f->caller) &&
-	       (!f->up_caller || !refcnt_putters__has(&lt->put_by, f->up_caller));
+	       !refcnt_slot_putters__in(&lt->put_slotted, f->caller, f->block, f->size) &&
+	       (!f->up_caller ||
+		(!refcnt_putters__has(&lt->put_by, f->up_caller) &&
+		 !refcnt_slot_putters__in(&lt->put_slotted, f->up_caller, f->block, f->size)));
+}
+
+/*
+ * Did the function that called free @f put @lt's object? Not if it only
+ * put what words outside the block held (free__never_put()).
+ */
+static bool free__put_by(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
+{
+	return refcnt_putters__has(&lt->put_by, f->caller) ||
+	       refcnt_slot_putters__in(&lt->put_slotted, f->caller, f->block, f->size);
 }
 
 /*
@@ -2399,6 +2494,14 @@ static void engine__report_ref(struct refcnt_engine *engine, const struct refcnt
 		f.culprit.scope = 0;
 		f.has_culprit = true;
 		f.why = ref->lost_freed ? REFCNT_WHY__FREED_HOLDING : REFCNT_WHY__OVERWRITTEN;
+	} else if (kind == REFCNT_FINDING__LEAK && ref->kin_site) {
+		/* the teardown that put its neighbours in the struct, not it */
+		f.culprit = *ref;
+		f.culprit.site = ref->kin_site;
+		f.culprit.caller = ref->kin_caller;
+		f.culprit.scope = 0;
+		f.has_culprit = true;
+		f.why = REFCNT_WHY__NEIGHBOURS_PUT;
 	} else if (kind == REFCNT_FINDING__LEAK && !ref->twin && (ref->home || ref->owner_site) &&
 		   (ref->op == REFCNT_OP__BORN || ref->op == REFCNT_OP__GET)) {
 		/* the frame it was stored in is its owner's, if it is still there */
@@ -2712,6 +2815,7 @@ static int engine__freed_holder(struct refcnt_engine *engine, struct refcnt_life
 	const struct refcnt_free *frees[REFCNT_SCAN_FREED_PER_OBJECT], *f, *other;
 	u32 nr = engine__holder_frees(engine, lt, frees);
 	const struct refcnt_ref *r;
+	u64 site, caller;
 	u32 pick;
 	long key;
 	int err;
@@ -2720,9 +2824,9 @@ static int engine__freed_holder(struct refcnt_engine *engine, struct refcnt_life
 		f = frees[i];
 		pick = lifetime__freed_ref(lt, f, 0);
 		r = pick == REFSET_NONE ? NULL : refcnt_refset__at(&lt->refs, pick);
-		if (!r || !(ref__in_block(r, f) ? !refcnt_putters__has(&lt->put_by, f->caller) :
-			    free__never_put(f, lt)) ||
-		    !refcnt_refset__set_lost(&lt->refs, pick, f->site, f->caller, true))
+		free__dropper(f, lt->object->type, &site, &caller);
+		if (!r || !(ref__in_block(r, f) ? !free__put_by(f, lt) : free__never_put(f, lt)) ||
+		    !refcnt_refset__set_lost(&lt->refs, pick, site, caller, true))
 			continue;
 		engine->stats.freed_holding++;
 		(*budget)--;
@@ -2752,6 +2856,7 @@ static void engine__freed_sibling(struct refcnt_engine *engine, struct refcnt_li
 	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs) && budget; i++) {
 		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
 		const struct refcnt_free *f, *own;
+		u64 site, caller;
 
 		if (!r || r->lost_site ||
 		    !hashmap__find(sites, refcnt_type_addr__key(r->site, lt->object->type), &f) ||
@@ -2763,7 +2868,8 @@ static void engine__freed_sibling(struct refcnt_engine *engine, struct refcnt_li
 			f = own;
 		else if (r->time >= f->time || !free__never_put(f, lt))
 			continue;
-		if (refcnt_refset__set_lost(&lt->refs, i, f->site, f->caller, true)) {
+		free__dropper(f, lt->object->type, &site, &caller);
+		if (refcnt_refset__set_lost(&lt->refs, i, site, caller, true)) {
 			engine->stats.freed_holding++;
 			budget--;
 		}
@@ -2807,7 +2913,8 @@ static void engine__freed_stored(struct refcnt_engine *engine, struct refcnt_lif
 		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
 
 		if (!r || r->lost_site || !r->freed_site ||
-		    refcnt_putters__has(&lt->put_below, r->freed_caller))
+		    refcnt_putters__has(&lt->put_below, r->freed_caller) ||
+		    refcnt_slot_putters__in(&lt->put_slotted, r->freed_caller, 0, ~0ULL))
 			continue;
 		if (refcnt_refset__set_lost(&lt->refs, i, r->freed_site, r->freed_caller, true)) {
 			engine->stats.freed_holding++;

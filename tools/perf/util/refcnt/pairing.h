@@ -255,6 +255,16 @@ struct refcnt_ref {
 	 */
 	u64	home;
 	u64	home_site;
+	/*
+	 * The first put, by another function than the one that stored this
+	 * reference, of a reference that function's call stored in a word
+	 * beside @slot (a member of the same struct), while this one was
+	 * still there: its site and function; 0 if none. A struct one
+	 * function filled and another tore down, one member missed:
+	 * REFCNT_WHY__NEIGHBOURS_PUT
+	 */
+	u64	kin_site;
+	u64	kin_caller;
 	bool	scope_keeps;	/* as in struct refcnt_event */
 	bool	twin;		/* a get that follows one at another site of
 				 * its function (or in its body, one in a
@@ -376,6 +386,10 @@ enum refcnt_site_why {
 	REFCNT_WHY__COPIED,		/* an over-release after a put of what a copy
 					 * constructor's copy points to, with no get
 					 * (map__clone()): named at the constructor
+					 */
+	REFCNT_WHY__NEIGHBOURS_PUT,	/* a leak stored beside references another
+					 * function put, which one call stored with
+					 * it (refcnt_ref.kin_site): that put's
 					 */
 	REFCNT_WHY__MAX,
 };

@@ -271,6 +271,15 @@ bool refcnt_refset__set_freed(struct refcnt_refset *set, u32 pos, u64 site, u64 
 	return true;
 }
 
+bool refcnt_refset__set_kin(struct refcnt_refset *set, u32 pos, u64 site, u64 caller)
+{
+	if (pos >= set->nr || set->slots[pos].dead || set->slots[pos].ref.kin_site)
+		return false;
+	set->slots[pos].ref.kin_site = site;
+	set->slots[pos].ref.kin_caller = caller;
+	return true;
+}
+
 /* (Re)build the index from the live slots. */
 static int refset__build_index(struct refcnt_refset *set)
 {

@@ -109,6 +109,13 @@ bool refcnt_refset__set_lost(struct refcnt_refset *set, u32 pos, u64 site, u64 c
 bool refcnt_refset__set_freed(struct refcnt_refset *set, u32 pos, u64 site, u64 caller);
 
 /*
+ * A put at @site in @caller released a reference stored beside the one
+ * at @pos (refcnt_ref.kin_site; once: the first). Returns false if one
+ * already did, or it is no reference.
+ */
+bool refcnt_refset__set_kin(struct refcnt_refset *set, u32 pos, u64 site, u64 caller);
+
+/*
  * The references taken where the function @depth frames above the site
  * (0: its caller) is @key, that @ok accepts (all if @ok is NULL): the
  * oldest birth among them if there is one, else the most recent;
