@@ -1710,6 +1710,91 @@ int test__refcnt_attribution_slot_overwritten(struct test_suite *test __maybe_un
 	return TEST_OK;
 }
 
+/* A setter's store (REFCNT_SLOT__PARAM) at offset @_off of FN_@_fn, called by FN_@_up */
+#define PARAM_EV(_time, _obj, _fn, _off, _up, _slot) {				\
+	.time = _time, .slot_op = REFCNT_SLOT__PARAM, .obj = _obj,		\
+	.site = FN_##_fn + (_off), .caller = FN_##_fn, .tid = 1, .slot = _slot,	\
+	.slot_where = REFCNT_SLOT_WHERE__MEMORY, .up = { FN_##_up },		\
+}
+
+/*
+ * P takes A for G, a setter, which stores it in a holder's member; P takes
+ * A again for the next call of G, which stores it over the first without
+ * putting that (dso__set_nsinfo() without its nsinfo__put()). H puts what
+ * the member holds last, MAIN its own. P's first is left: lost at G's
+ * store (REFCNT_WHY__OVERWRITTEN), not P's, which handed it on. @variant
+ * 1: G's caller is X, which took nothing (a pointer borrowed): nothing
+ * says where P's went; 2: G puts what the member held before it stores
+ * (the setter as perf has it): no leak.
+ */
+static int param_store(int variant, struct collect *c)
+{
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, P, 0x10, 1, 1),
+		PARAM_EV(12, OBJ_A, G, 0x08, P, SLOT_NODE),
+		EV(13, GET, OBJ_A, P, 0x10, 1, 2),
+		SLOT_EV(14, LOAD, OBJ_A, G, 0x04, 1, SLOT_NODE),
+		EV(15, PUT, OBJ_A, G, 0x04, 1, 3),
+		PARAM_EV(16, OBJ_A, G, 0x08, P, SLOT_NODE),
+		SLOT_EV(20, LOAD, OBJ_A, H, 0x10, 1, SLOT_NODE),
+		EV(21, PUT, OBJ_A, H, 0x10, 1, 2),
+		EV(30, PUT, OBJ_A, MAIN, 0x20, 1, 1),
+	};
+	size_t nr = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		/* the setter's put of the old one only in @variant 2 */
+		if (variant != 2 && (evs[i].time == 14 || evs[i].time == 15))
+			continue;
+		if (variant == 1 && evs[i].slot_op == REFCNT_SLOT__PARAM)
+			evs[i].up[0] = FN_X;
+		if (variant != 2 && evs[i].time >= 21 && evs[i].op == REFCNT_OP__PUT)
+			evs[i].live++;
+		evs[nr++] = evs[i];
+	}
+	slot_stream__type(evs, nr, "nsinfo");
+	return stream__collect(evs, nr, OBJ_A, c);
+}
+
+/* The leaks of @obj in @c: how many, the first in @f */
+static int collect__first_leak(const struct collect *c, u64 obj, struct refcnt_finding *f)
+{
+	int n = 0;
+
+	for (int i = 0; i < c->nr_findings; i++) {
+		if (c->findings[i].kind == REFCNT_FINDING__LEAK && c->findings[i].obj == obj &&
+		    !n++)
+			*f = c->findings[i];
+	}
+	return n;
+}
+
+int test__refcnt_attribution_param_store(struct test_suite *test __maybe_unused,
+					 int subtest __maybe_unused)
+{
+	struct refcnt_finding f;
+	struct collect c;
+
+	TEST_ASSERT_VAL("engine", !param_store(0, &c));
+	TEST_ASSERT_VAL("one leak", collect__first_leak(&c, OBJ_A, &f) == 1);
+	TEST_ASSERT_VAL("P's first reference", stream__ref_is(&f.ref, FN_P + 0x10) &&
+			f.ref.time == 11);
+	TEST_ASSERT_VAL("lost where the setter stored over it",
+			f.why == REFCNT_WHY__OVERWRITTEN && f.has_culprit &&
+			refcnt_finding__site(&f)->caller == FN_G &&
+			refcnt_finding__site(&f)->site == FN_G + 0x08);
+	TEST_ASSERT_VAL("engine", !param_store(1, &c));
+	TEST_ASSERT_VAL("a borrowed pointer stored: not the setter's",
+			collect__first_leak(&c, OBJ_A, &f) == 1 &&
+			f.why != REFCNT_WHY__OVERWRITTEN &&
+			refcnt_finding__site(&f)->caller != FN_G);
+	TEST_ASSERT_VAL("engine", !param_store(2, &c));
+	TEST_ASSERT_VAL("a setter that puts the old one first: no leak",
+			!collect__first_leak(&c, OBJ_A, &f));
+	return TEST_OK;
+}
+
 #define SLOT_STRUCT	0x55502000ULL	/* a struct's first member, in the heap */
 
 /*

@@ -306,6 +306,60 @@ static const u8 static_word[] = {
 	0xc3,						/* +0x18 ret */
 };
 
+/*
+ * A setter, dso__set_nsinfo(dso, nsi) as perf 6.12 builds it: nsi kept in
+ * %r12 across the put of the old one, then stored over it.
+ */
+static const u8 setter[] = {
+	0x55,						/* +0x0 push %rbp */
+	0x48, 0x89, 0xe5,				/* +0x1 mov %rsp,%rbp */
+	0x41, 0x54,					/* +0x4 push %r12 */
+	0x49, 0x89, 0xf4,				/* +0x6 mov %rsi,%r12 */
+	0x53,						/* +0x9 push %rbx */
+	0x48, 0x89, 0xfb,				/* +0xa mov %rdi,%rbx */
+	0x48, 0x83, 0xec, 0x10,				/* +0xd sub $0x10,%rsp */
+	0x48, 0x8b, 0xbf, 0xe0, 0x00, 0x00, 0x00,	/* +0x11 mov 0xe0(%rdi),%rdi */
+	0x48, 0x89, 0x45, 0xe8,				/* +0x18 mov %rax,-0x18(%rbp) */
+	0xe8, 0x00, 0x00, 0x00, 0x00,			/* +0x1c call */
+	0x4c, 0x89, 0xa3, 0xe0, 0x00, 0x00, 0x00,	/* +0x21 mov %r12,0xe0(%rbx) */
+	0xc3,						/* +0x28 ret */
+};
+
+static int test__refcnt_probe_param_slots(struct test_suite *test __maybe_unused)
+{
+	/* the store first: mov %rsi,0xe0(%rdi); ret */
+	static const u8 leaf[] = { 0x48, 0x89, 0xb7, 0xe0, 0x00, 0x00, 0x00, 0xc3 };
+	/* a spill to its frame only: mov %rsi,-0x8(%rbp); ret */
+	static const u8 spill[] = { 0x48, 0x89, 0x75, 0xf8, 0xc3 };
+	/* held in a register a call clobbers: mov %rsi,%rax; call; mov %rax,(%rdi) */
+	static const u8 clobbered[] = {
+		0x48, 0x89, 0xf0, 0xe8, 0x00, 0x00, 0x00, 0x00, 0x48, 0x89, 0x07, 0xc3,
+	};
+	/* a jump before the store: je +0; mov %rsi,(%rdi) */
+	static const u8 jump[] = { 0x74, 0x00, 0x48, 0x89, 0x37, 0xc3 };
+	struct refcnt_slot_insn si;
+
+	TEST_ASSERT_VAL("a setter's store after a call, held in a callee-saved register",
+			refcnt_slot__param_store(setter, sizeof(setter), FN, "%si", &si) &&
+			si.op == REFCNT_SLOT__PARAM && si.vaddr == FN + 0x21 &&
+			si.store == FN + 0x21 && si.call == si.store &&
+			!strcmp(si.base, "%bx") && si.disp == 0xe0 && !strcmp(si.value, "%r12") &&
+			!si.frame && si.ret_depth == 40);
+	TEST_ASSERT_VAL("at its entry, the return address on top",
+			refcnt_slot__param_store(leaf, sizeof(leaf), FN, "%si", &si) &&
+			si.vaddr == FN && !strcmp(si.base, "%di") && !strcmp(si.value, "%si") &&
+			si.ret_depth == 0);
+	TEST_ASSERT_VAL("not the parameter it does not store",
+			!refcnt_slot__param_store(leaf, sizeof(leaf), FN, "%dx", &si));
+	TEST_ASSERT_VAL("not a spill to its frame",
+			!refcnt_slot__param_store(spill, sizeof(spill), FN, "%si", &si));
+	TEST_ASSERT_VAL("not past a call that clobbers it",
+			!refcnt_slot__param_store(clobbered, sizeof(clobbered), FN, "%si", &si));
+	TEST_ASSERT_VAL("not past a jump",
+			!refcnt_slot__param_store(jump, sizeof(jump), FN, "%si", &si));
+	return TEST_OK;
+}
+
 static int test__refcnt_probe_vector_slots(struct test_suite *test __maybe_unused)
 {
 	struct refcnt_slot_insn si;
@@ -449,6 +503,7 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 	TEST_ASSERT_VAL("no load where a jump enters between it and the call, the store on itself",
 			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__STORE &&
 			seen.si[0].vaddr == FN + 0x5);
-	return test__refcnt_probe_vector_slots(test) ?: test__refcnt_probe_copy_slots(test);
+	return test__refcnt_probe_vector_slots(test) ?: test__refcnt_probe_copy_slots(test) ?:
+	       test__refcnt_probe_param_slots(test);
 #endif
 }

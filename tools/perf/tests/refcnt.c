@@ -183,6 +183,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_freed_holder),
 	TEST_CASE("refcnt attribution: a leak its struct's teardown left, putting its neighbours",
 		  refcnt_attribution_neighbours_put),
+	TEST_CASE("refcnt attribution: a setter's store keeps what its caller took for it",
+		  refcnt_attribution_param_store),
 	TEST_CASE("refcnt attribution: each holder a free dropped is one leak of the free's",
 		  refcnt_attribution_freed_holders),
 	TEST_CASE("refcnt attribution: a leak is the free's of the block it was stored in",

@@ -52,6 +52,7 @@ struct refcnt_evsel {
 	/* a store's frame pointers, and the return addresses above (slot_code.h) */
 	struct tep_format_field	*fp[REFCNT_SLOT_FRAMES + 1];
 	struct tep_format_field	*ret[REFCNT_SLOT_FRAMES + 1];
+	struct tep_format_field	*param_ret;	/* a setter's: its return address */
 	/* a free() (REFCNT_FREE_EVENT): the block, its chunk's size, @site, and above */
 	bool			heap_free;
 	struct tep_format_field	*block, *size, *up;
@@ -182,8 +183,10 @@ int refcnt_decoder__init(struct refcnt_decoder *d, struct evlist *evlist,
 		re->disp = evsel__field(evsel, "disp");
 		re->rel = evsel__field(evsel, "rel");
 		re->frame = evsel__field(evsel, "frame");
+		re->param_ret = evsel__field(evsel, REFCNT_PARAM_RET_FIELD);
 		decoder__frame_fields(re, evsel);
-		if (re->slot_op && (!re->slot || !re->disp || !re->rel)) {
+		if (re->slot_op && (!re->slot || !re->disp || !re->rel ||
+				    (re->slot_op == REFCNT_SLOT__PARAM && !re->param_ret))) {
 			free(re);	/* damaged: neither a slot event nor an operation */
 			continue;
 		}
@@ -662,9 +665,15 @@ static int decoder__slot(struct refcnt_decoder *d, const struct refcnt_evsel *re
 	}
 	if (ev->slot_op == REFCNT_SLOT__STORE && ev->slot_where == REFCNT_SLOT_WHERE__MEMORY)
 		decoder__slot_home(d, re, evsel, sample, ev);
-	/* a store's site is a call's return address; a copy's, its own */
+	/* a store's site is a call's return address; a copy's and a setter's, their own */
 	ev->caller = decoder__caller(d, sample, ev->space, ev->site,
-				     ev->slot_op != REFCNT_SLOT__COPY, NULL);
+				     ev->slot_op == REFCNT_SLOT__STORE, NULL);
+	/* a setter's caller, who passed it what it stores */
+	if (ev->slot_op == REFCNT_SLOT__PARAM && field__in(re->param_ret, sample))
+		ev->up[0] = decoder__caller(d, sample, ev->space,
+					    format_field__intval(re->param_ret, sample,
+								 evsel->needs_swap),
+					    true, NULL);
 	return 0;
 }
 

@@ -2062,7 +2062,8 @@ static int engine__op(struct refcnt_engine *engine, struct refcnt_object *object
  * stored before is told only for a static variable (a cache of one that
  * stores over what it kept): a heap word's reference may have moved with
  * a memmove(), a realloc() or a qsort() unseen (an array refilled at an
- * index), a caller's local with the next call of that caller.
+ * index), a caller's local with the next call of that caller; a setter's
+ * is always told (dso__set_nsinfo() storing over the nsinfo it held).
  */
 static int engine__slot_overwrite(struct refcnt_engine *engine, const struct refcnt_event *ev)
 {
@@ -2085,11 +2086,64 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 		return 0;
 	/* stored over while its frame lived: not that frame's to lose any more */
 	refcnt_refset__set_home(&lt->refs, pos, 0, 0);
-	if (prev.site == ev->site && ev->slot_where != REFCNT_SLOT_WHERE__STATIC)
+	/* a setter's store is to a struct's member: nothing moves it unseen */
+	if (prev.site == ev->site && ev->slot_where != REFCNT_SLOT_WHERE__STATIC &&
+	    ev->slot_op != REFCNT_SLOT__PARAM)
 		return 0;
 	if (refcnt_refset__set_lost(&lt->refs, pos, ev->site, ev->caller, false))
 		engine->stats.overwritten++;
 	return 0;
+}
+
+/*
+ * The reference a setter's store (REFCNT_SLOT__PARAM) of @lt's object
+ * keeps: the last one its thread took before, in the setter's caller (or
+ * for it, by a lookup), that no store put anywhere yet; REFSET_NONE if
+ * none (a pointer borrowed, or the caller unknown).
+ */
+static u32 lifetime__param_ref(const struct refcnt_lifetime *lt, const struct refcnt_event *ev)
+{
+	u32 pick = REFSET_NONE;
+
+	if (!ev->up[0])
+		return REFSET_NONE;
+	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
+		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
+
+		if (!r || r->slot || r->tid != ev->tid || r->time > ev->time ||
+		    (r->caller != ev->up[0] && r->owner != ev->up[0]) ||
+		    (r->op != REFCNT_OP__GET && r->op != REFCNT_OP__BORN))
+			continue;
+		if (pick == REFSET_NONE || r->time >= refcnt_refset__at(&lt->refs, pick)->time)
+			pick = i;
+	}
+	return pick;
+}
+
+/*
+ * A setter stored what its caller passed it (dso__set_nsinfo(dso, nsi)):
+ * the word now holds the reference the caller took for it.
+ */
+static int engine__param_store(struct refcnt_engine *engine, const struct refcnt_event *ev)
+{
+	struct refcnt_space_addr key = { .space = ev->space, .addr = ev->obj };
+	const struct refcnt_ref *ref;
+	struct refcnt_object *object;
+	int err = engine__slot_overwrite(engine, ev);
+	u32 pos;
+
+	if (err || !hashmap__find(engine->objects, &key, &object) || !object->live ||
+	    object->type != ev->type)
+		return err;
+	pos = lifetime__param_ref(object->live, ev);
+	ref = pos == REFSET_NONE ? NULL : refcnt_refset__at(&object->live->refs, pos);
+	if (!ref)
+		return 0;
+	engine->stats.slots_stored++;
+	refcnt_slot_track__word_ref(engine->slot_track, ev->slot, ref->time, ref->site);
+	if (ev->slot_where == REFCNT_SLOT_WHERE__STATIC)
+		refcnt_refset__set_static_slot(&object->live->refs, pos);
+	return refcnt_refset__set_slot(&object->live->refs, pos, ev->slot);
 }
 
 /*
@@ -2117,6 +2171,8 @@ static int engine__slot(struct refcnt_engine *engine, const struct refcnt_event 
 	if (ev->slot_op == REFCNT_SLOT__COPY)
 		return ev->slot ? engine__slot_overwrite(engine, ev) ?:
 				  refcnt_slot_track__copied(engine->slot_track, ev) : 0;
+	if (ev->slot_op == REFCNT_SLOT__PARAM)
+		return ev->slot ? engine__param_store(engine, ev) : 0;
 	if (ev->slot_op != REFCNT_SLOT__STORE || !ev->slot)
 		return 0;
 	err = engine__slot_overwrite(engine, ev);

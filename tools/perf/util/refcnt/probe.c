@@ -83,6 +83,16 @@ struct refcnt_setter {
 	u8		type;
 };
 
+/*
+ * A function out of line that is passed a pointer to an audited type in a
+ * register at its entry, and may store it (REFCNT_SLOT__PARAM: a setter).
+ */
+struct refcnt_param {
+	u64		start, end;	/* the function */
+	const char	*reg;		/* a uprobe name: where the pointer is at @start */
+	u8		type;
+};
+
 struct refcnt_resolver {
 	struct refcnt_probes	*rp;
 	struct refcnt_func	*funcs;
@@ -103,6 +113,9 @@ struct refcnt_resolver {
 	/* inlined copies that may store a pointer they are passed (with slots) */
 	struct refcnt_setter	*setters;
 	int			nr_setters;
+	/* and functions out of line that may (with slots) */
+	struct refcnt_param	*params;
+	int			nr_params;
 };
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
@@ -1044,6 +1057,63 @@ static int resolver__add_setter(struct refcnt_resolver *r, Dwarf_Die *inl, Dwarf
 	return err;
 }
 
+/* Where @param of a function out of line is at its entry @start: a register's uprobe name. */
+static const char *resolver__param_reg(struct refcnt_resolver *r, Dwarf_Die *param, u64 start)
+{
+	Dwarf_Attribute attr;
+	struct refcnt_loc loc;
+	Dwarf_Op *ops;
+	size_t nops;
+
+	if (!dwarf_attr(param, DW_AT_location, &attr) ||
+	    dwarf_getlocation_addr(&attr, start, &ops, &nops, 1) != 1 ||
+	    !resolver__loc(r, ops, nops, start, &loc) || loc.kind != REFCNT_LOC__REG)
+		return NULL;
+	return loc.reg;
+}
+
+/*
+ * A function out of line in @sp, outside the refcount API: each of its
+ * parameters that points to an audited type, where it is at the entry
+ * (resolver__param_slots() finds whether the function stores it).
+ */
+static int resolver__add_params(struct refcnt_resolver *r, Dwarf_Die *sp)
+{
+	Dwarf_Die param, origin, type, *typed;
+	Dwarf_Attribute attr;
+	Dwarf_Addr start, end;
+
+	if (dwarf_lowpc(sp, &start) || dwarf_highpc(sp, &end) || dwarf_child(sp, &param))
+		return 0;
+	do {
+		struct refcnt_param *p;
+		const char *reg;
+		int t;
+
+		if (dwarf_tag(&param) != DW_TAG_formal_parameter)
+			continue;
+		/* a concrete copy's parameter names its type through its origin */
+		typed = dwarf_attr(&param, DW_AT_abstract_origin, &attr) &&
+			dwarf_formref_die(&attr, &origin) ? &origin : &param;
+		if (!die_get_real_type(typed, &type))
+			continue;
+		t = refcnt_die__pointed_type(&type, 1);
+		if (t < 0 || !(r->rp->type_mask & (1UL << t)))
+			continue;
+		reg = resolver__param_reg(r, &param, start);
+		if (!reg)
+			continue;
+		p = realloc(r->params, (r->nr_params + 1) * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		r->params = p;
+		r->params[r->nr_params++] = (struct refcnt_param){
+			.start = start, .end = end, .reg = reg, .type = t,
+		};
+	} while (dwarf_siblingof(&param, &param) == 0);
+	return 0;
+}
+
 /* Walk one CU's DIEs, depth first, knowing the enclosing function. */
 static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, Dwarf_Die *sp)
 {
@@ -1062,6 +1132,11 @@ static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, Dwarf_Die *
 			if (!dwarf_hasattr(die, DW_AT_low_pc) && !dwarf_hasattr(die, DW_AT_ranges))
 				continue;	/* abstract or declaration */
 			fn_die = die;
+			if (r->rp->want_slots && !resolver__find(r, dwarf_diename(die))) {
+				ret = resolver__add_params(r, die);
+				if (ret)
+					return ret;
+			}
 			break;
 		case DW_TAG_inlined_subroutine:
 			fn = resolver__find(r, dwarf_diename(die));
@@ -1303,6 +1378,29 @@ static int resolver__setter_slots(struct refcnt_resolver *r)
 }
 
 /*
+ * Where the functions out of line that are passed a pointer to an audited
+ * type store it first, if they do (a setter: REFCNT_SLOT__PARAM).
+ */
+static int resolver__param_slots(struct refcnt_resolver *r)
+{
+	int err = 0;
+
+	for (int i = 0; !err && i < r->nr_params; i++) {
+		const struct refcnt_param *p = &r->params[i];
+		struct refcnt_slot_insn si;
+		const u8 *code;
+		size_t size;
+
+		code = resolver__code(r, p->start, &size);
+		if (code && p->end > p->start &&
+		    refcnt_slot__param_store(code, min_t(size_t, size, p->end - p->start),
+					     p->start, p->reg, &si))
+			err = slot__add(r, p->type, REFCNT_OP__GET, NULL, &si);
+	}
+	return err;
+}
+
+/*
  * One symbol table's functions: the names of their .cold parts (@pass 0,
  * into @cold), then their slots (@pass 1).
  */
@@ -1356,7 +1454,8 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 {
 	struct strlist *cold;
 	Elf_Scn *scn = NULL;
-	int err = resolver__inline_slots(r) ?: resolver__setter_slots(r);
+	int err = resolver__inline_slots(r) ?: resolver__setter_slots(r) ?:
+		  resolver__param_slots(r);
 
 	if (err)
 		return err;
@@ -1413,9 +1512,11 @@ static int refcnt_probes__name(struct refcnt_probes *rp)
 		if (asprintf(&p->event, "%s__%s" REFCNT_SLOT_SUFFIX "__%c%" PRIx64,
 			     refcnt_type_specs[p->type].name,
 			     p->slot.op == REFCNT_SLOT__COPY ? REFCNT_COPY_OP :
+			     p->slot.op == REFCNT_SLOT__PARAM ? REFCNT_PARAM_OP :
 			     refcnt_op__name(p->op),
 			     p->slot.op == REFCNT_SLOT__STORE ? REFCNT_STORE_PREFIX[0] :
 			     p->slot.op == REFCNT_SLOT__COPY ? REFCNT_COPY_PREFIX[0] :
+			     p->slot.op == REFCNT_SLOT__PARAM ? REFCNT_PARAM_PREFIX[0] :
 			     REFCNT_LOAD_PREFIX[0],
 			     p->vaddr) < 0)
 			return -ENOMEM;
@@ -1581,6 +1682,7 @@ out:
 	strlist__delete(r.uncover);
 	free(r.funcs);
 	free(r.setters);
+	free(r.params);
 	return ret;
 }
 
@@ -1826,6 +1928,10 @@ static int slot_probe__add(int fd, const struct refcnt_probes *rp, struct refcnt
 		goto out;
 	if (p->slot.op == REFCNT_SLOT__STORE && !p->slot.frame_gone && !p->slot.frame &&
 	    !p->slot.static_word && slot_probe__frames(&tev))
+		goto out;
+	/* a setter's caller: its return address, where its pushes left it */
+	if (p->slot.op == REFCNT_SLOT__PARAM &&
+	    slot_arg(&tev, REFCNT_PARAM_RET_FIELD, "x64", rp->sp_reg, &p->slot.ret_depth))
 		goto out;
 	ret = probe_file__add_event(fd, &tev);
 out:

@@ -170,22 +170,26 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 	if (rp->want_slots && !rp->nr_slots)
 		pr_warning("perf refcnt: --slots found no slot: it reads x86-64 code with capstone; build perf with libcapstone-dev\n");
 	if (rp->nr_slots) {
-		int loads = 0, lookups = 0, deferred = 0, copies = 0;
+		int loads = 0, lookups = 0, deferred = 0, copies = 0, params = 0;
 
 		for (int i = 0; i < rp->nr_slots; i++) {
 			const struct refcnt_probe *p = &rp->slots[i];
 
 			loads += p->slot.op == REFCNT_SLOT__LOAD;
 			copies += p->slot.op == REFCNT_SLOT__COPY;
+			params += p->slot.op == REFCNT_SLOT__PARAM;
 			lookups += p->slot.op == REFCNT_SLOT__STORE && !p->func;
 			deferred += p->slot.op == REFCNT_SLOT__STORE && p->slot.emulated;
 		}
 		pr_info("perf refcnt: %d slots probed where a call's reference is stored (%d) or loaded (%d): a put pairs with what was stored where it loaded from\n",
-			rp->nr_slots - copies, rp->nr_slots - loads - copies, loads);
+			rp->nr_slots - copies - params, rp->nr_slots - loads - copies - params,
+			loads);
 		pr_info("perf refcnt: %d of the stores follow a lookup's call; %d are probed on the call or jump after them: no single step\n",
 			lookups, deferred);
 		pr_info("perf refcnt: %d more where an inlined setter stores a pointer read from a struct, with no get\n",
 			copies);
+		pr_info("perf refcnt: %d more where a setter out of line stores the pointer it was passed\n",
+			params);
 	}
 	if (rp->heap.lib)
 		pr_info("perf refcnt: free() probed in %s: a block freed with a leak's address in it names the teardown\n",
@@ -482,7 +486,7 @@ static int refcnt_record__workload(const struct refcnt_record_opts *opts, const 
 		 group);
 	/* a slot event needs no callchain: it is joined to the operation next to it */
 	snprintf(cmd.slots, sizeof(cmd.slots), "%s:*" REFCNT_SLOT_SUFFIX "__[" REFCNT_STORE_PREFIX
-		 REFCNT_COPY_PREFIX "]*/call-graph=no/", group);
+		 REFCNT_COPY_PREFIX REFCNT_PARAM_PREFIX "]*/call-graph=no/", group);
 	snprintf(cmd.loads, sizeof(cmd.loads),
 		 "%s:*" REFCNT_SLOT_SUFFIX "__" REFCNT_LOAD_PREFIX "*/call-graph=no/", group);
 	/* nor a free(): it fetches its two return addresses */

@@ -765,6 +765,107 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 	return found;
 }
 
+/* How far from its entry a setter's store may be, in instructions */
+#define SLOT_PARAM_INSNS	32
+
+/* A register a call leaves as it was (the x86-64 SysV ABI's callee-saved). */
+static bool reg__callee_saved(x86_reg reg)
+{
+	static const x86_reg saved[] = {
+		X86_REG_RBX, X86_REG_RBP, X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(saved); i++) {
+		if (saved[i] == reg)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * How @insn moves the stack pointer down (a push, a subtraction of a
+ * constant): @depth grows by that; false if it writes it otherwise (an
+ * alignment, a pop, a leave), where the depth is lost.
+ */
+static bool slot_insn__depth(csh handle, const cs_insn *insn, long *depth)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	if (insn->id == X86_INS_PUSH) {
+		*depth += 8;
+		return true;
+	}
+	if (insn->id == X86_INS_SUB && x86->op_count == 2 &&
+	    x86->operands[0].type == X86_OP_REG && x86->operands[0].reg == X86_REG_RSP &&
+	    x86->operands[1].type == X86_OP_IMM && x86->operands[1].imm >= 0) {
+		*depth += x86->operands[1].imm;
+		return true;
+	}
+	return !refcnt_x86_insn_writes(handle, insn, X86_REG_RSP);
+}
+
+/* After a call, only the callee-saved registers still hold what they held. */
+static void held__call(struct slot_held *held, size_t *nr_held)
+{
+	for (size_t h = 0; h < *nr_held;) {
+		if (!reg__callee_saved(held[h].reg))
+			held[h] = held[--*nr_held];
+		else
+			h++;
+	}
+}
+
+static bool slot__param_store(csh handle, const cs_insn *insn, size_t n, x86_reg reg,
+			      struct refcnt_slot_insn *si)
+{
+	struct slot_held held[2 * SLOT_PARAM_INSNS + 1] = { { reg, 0 } };
+	size_t nr_held = 1;
+	long depth = 0;
+
+	for (size_t i = 0; i < n && i < SLOT_PARAM_INSNS && nr_held; i++) {
+		if (cs_insn_group(handle, &insn[i], X86_GRP_CALL)) {
+			held__call(held, &nr_held);
+			continue;
+		}
+		if (slot_insn__branches(handle, &insn[i]))
+			return false;
+		if (slot__held_store(insn, i, n, held, nr_held, si) && !si->frame &&
+		    si->vaddr == insn[i].address) {
+			si->op = REFCNT_SLOT__PARAM;
+			si->call = si->store;
+			si->ret_depth = depth;
+			return true;
+		}
+		if (!slot_insn__depth(handle, &insn[i], &depth))
+			return false;
+		slot__held_move(handle, &insn[i], held, &nr_held, ARRAY_SIZE(held));
+	}
+	return false;
+}
+
+bool refcnt_slot__param_store(const u8 *code, size_t size, u64 vaddr, const char *reg,
+			      struct refcnt_slot_insn *si)
+{
+	x86_reg r = slot__base_reg(reg);
+	bool found = false;
+	cs_insn *insn;
+	csh handle;
+	size_t n;
+
+	memset(si, 0, sizeof(*si));
+	if (r == X86_REG_INVALID || r == X86_REG_RSP)
+		return false;
+	n = slot__decode(code, min_t(size_t, size, SLOT_PARAM_INSNS * 15), vaddr,
+			 SLOT_PARAM_INSNS, &handle, &insn);
+	if (n) {
+		found = slot__param_store(handle, insn, n, r, si);
+		slot__decoded_free(&handle, insn, n);
+	}
+	if (!found)
+		memset(si, 0, sizeof(*si));
+	return found;
+}
+
 int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
 		      int (*kind)(u64 target, void *arg),
 		      int (*found)(u64 target, const struct refcnt_slot_insn *si, void *arg),
@@ -804,6 +905,13 @@ bool refcnt_slot__copy_in(const u8 *code __maybe_unused, size_t size __maybe_unu
 bool refcnt_slot__store_from(const u8 *code __maybe_unused, size_t size __maybe_unused,
 			     u64 vaddr __maybe_unused, const char *reg __maybe_unused,
 			     struct refcnt_slot_insn *si __maybe_unused)
+{
+	return false;
+}
+
+bool refcnt_slot__param_store(const u8 *code __maybe_unused, size_t size __maybe_unused,
+			      u64 vaddr __maybe_unused, const char *reg __maybe_unused,
+			      struct refcnt_slot_insn *si __maybe_unused)
 {
 	return false;
 }

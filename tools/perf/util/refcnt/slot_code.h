@@ -38,6 +38,9 @@ enum refcnt_slot_op {
 	REFCNT_SLOT__STORE,	/* after a call returning a reference */
 	REFCNT_SLOT__LOAD,	/* before a call putting one */
 	REFCNT_SLOT__COPY,	/* a pointer copied from a word to another: no get */
+	REFCNT_SLOT__PARAM,	/* a function's store of a pointer it was passed
+				 * (a setter's): the reference its caller holds
+				 */
 };
 
 struct refcnt_slot_insn {
@@ -56,6 +59,12 @@ struct refcnt_slot_insn {
 					 * word's vaddr (x86-64: a long holds it)
 					 */
 	bool		frame;		/* a store's slot is a local of its own frame */
+	/*
+	 * A setter's store (REFCNT_SLOT__PARAM): where its return address is,
+	 * above the stack pointer at the store (the pushes and the frame it
+	 * made since its entry), to say its caller
+	 */
+	long		ret_depth;
 	bool		static_word;	/* a store's or a load's slot is a static
 					 * variable (%rip-relative): @base is
 					 * "%ip", @disp the word's vaddr
@@ -86,6 +95,18 @@ int refcnt_slot__scan(const u8 *code, size_t size, u64 start,
  */
 bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
 			     struct refcnt_slot_insn *si);
+
+/*
+ * Where the function at @vaddr (@size bytes of @code), passed a pointer in
+ * register @reg (a uprobe name) at its entry, first stores it, or a copy
+ * of it, to memory that is no local of its frame: a setter's store
+ * (REFCNT_SLOT__PARAM), which may come after calls (dso__set_nsinfo()
+ * puts the old pointer first) while a callee-saved register holds it; no
+ * jump between, and the stack pointer moved only by pushes and constant
+ * subtractions, to say where the return address is. Sets all of @si.
+ */
+bool refcnt_slot__param_store(const u8 *code, size_t size, u64 vaddr, const char *reg,
+			      struct refcnt_slot_insn *si);
 
 /*
  * Where the code of an inlined copy at [@lo, @hi), where DWARF says its

@@ -227,9 +227,9 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
 		slot = true;
 	}
 	spec = refcnt_type_spec__find(buf);
-	/* a copy's slot probe: no operation (REFCNT_COPY_OP) */
-	*op = slot && !strcmp(opname, REFCNT_COPY_OP) ? REFCNT_OP__GET :
-	      refcnt_op__from_name(opname);
+	/* a copy's or a setter's slot probe: no operation (REFCNT_COPY_OP) */
+	*op = slot && (!strcmp(opname, REFCNT_COPY_OP) || !strcmp(opname, REFCNT_PARAM_OP)) ?
+	      REFCNT_OP__GET : refcnt_op__from_name(opname);
 	if (!spec || *op < 0)
 		return -1;
 	*type = refcnt_type_spec__index(spec);
@@ -251,6 +251,8 @@ int refcnt_event_name__slot(const char *name)
 		return REFCNT_SLOT__STORE;
 	if (seq[2] == REFCNT_COPY_PREFIX[0])
 		return REFCNT_SLOT__COPY;
+	if (seq[2] == REFCNT_PARAM_PREFIX[0])
+		return REFCNT_SLOT__PARAM;
 	return seq[2] == REFCNT_LOAD_PREFIX[0] ? REFCNT_SLOT__LOAD : REFCNT_SLOT__NONE;
 }
 

@@ -85,15 +85,21 @@ int refcnt_event_name__parse(const char *name, int *type, int *op, u64 *uncovere
  * A slot probe (slot_code.h) is "<type>__<op>slot__s<hex address>" where a
  * get's (or born's) result is stored, "<type>__<op>slot__l<hex address>"
  * where a put's argument is loaded, "<type>__copyslot__c<hex address>"
- * where a pointer is copied from a word to another, with no get: an op a
- * perf refcnt without slots (or, "copy", without copies) does not know,
- * and leaves out. Returns enum refcnt_slot_op: 0 if neither.
+ * where a pointer is copied from a word to another, with no get,
+ * "<type>__paramslot__p<hex address>" where a setter stores the pointer
+ * it was passed: an op a perf refcnt without slots (or, "copy" and
+ * "param", without those) does not know, and leaves out. Returns enum
+ * refcnt_slot_op: 0 if none.
  */
 #define REFCNT_SLOT_SUFFIX	"slot"
 #define REFCNT_STORE_PREFIX	"s"
 #define REFCNT_LOAD_PREFIX	"l"
 #define REFCNT_COPY_PREFIX	"c"
 #define REFCNT_COPY_OP		"copy"
+#define REFCNT_PARAM_PREFIX	"p"
+#define REFCNT_PARAM_OP		"param"
+/* a setter's store's field: the return address in its caller */
+#define REFCNT_PARAM_RET_FIELD	"ret"
 int refcnt_event_name__slot(const char *name);
 
 /*
