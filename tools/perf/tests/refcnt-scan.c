@@ -5,10 +5,14 @@
  * heap and in the arena of another thread, that arena grown past its first
  * heap (which then ends in fenceposts), mmapped chunks side by side (one
  * line of /proc/pid/maps). Every object must be found, and be reachable
- * exactly when a pointer to it is. Then the scan of synthetic memory
+ * exactly when a pointer to it is. The child is perf run afresh (perf
+ * test -w refcnt scan): a fork of the test's process would have its heap,
+ * where stale words of earlier work may point to the chunks malloc hands
+ * the child's objects again. Then the scan of synthetic memory
  * (refcnt_scan__mappings()): a well-formed heap, damaged ones, budgets.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <signal.h>
@@ -39,7 +43,7 @@ struct scan_object {
 	char	pad[36];
 };
 
-/* Where the child says what it made: shared, and not scanned (a /dev/zero map). */
+/* Where the child says what it made: shared, and not scanned (a /dev/shm file). */
 struct scan_census {
 	u64	kept[2][SCAN_OBJECTS];		/* [thread]: reachable */
 	u64	leaked[2][SCAN_OBJECTS];	/* no pointer left to them */
@@ -118,12 +122,27 @@ static noinline void make_mmapped(void)
 	mmapped[SCAN_MMAPPED_NR - 1] = NULL;
 }
 
-static void __noreturn scan_child(void)
+/* The census the test made at @name, shared; NULL if it cannot be. */
+static struct scan_census *scan_census__open(const char *name, int flags)
+{
+	int fd = shm_open(name, flags, 0600);
+	void *p;
+
+	if (fd < 0)
+		return NULL;
+	p = (flags & O_CREAT) && ftruncate(fd, sizeof(*census)) ? MAP_FAILED :
+	    mmap(NULL, sizeof(*census), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+int refcnt_scan_child(const char *name)
 {
 	pthread_t thread;
 
-	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
-		_exit(1);
+	census = scan_census__open(name, O_RDWR);
+	if (!census)
+		return 1;
 	kept = malloc(SCAN_MMAPPED);	/* mmapped */
 	big_chunks = calloc(SCAN_BIG_CHUNKS, sizeof(*big_chunks));
 	if (!kept || !big_chunks)
@@ -136,6 +155,14 @@ static void __noreturn scan_child(void)
 	clear_stack();
 	census->ready = 1;
 	exit(0);
+}
+
+/* The child: traced, perf afresh making the heaps. */
+static void __noreturn scan_child(const char *name)
+{
+	if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0)
+		execl("/proc/self/exe", "perf", "test", "-w", "refcnt", "scan", name, NULL);
+	_exit(1);
 }
 
 static const struct refcnt_scan_object *scan__find(const struct refcnt_scan *scan, u64 addr)
@@ -180,19 +207,23 @@ int test__refcnt_scan_heaps(struct test_suite *test __maybe_unused, int subtest 
 	};
 	struct refcnt_scan scan = { .objects = NULL };
 	int status, found, reachable, ret = TEST_FAIL;
+	char name[64];
 	pid_t pid;
 
-	census = mmap(NULL, sizeof(*census), PROT_READ | PROT_WRITE,
-		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (census == MAP_FAILED)
+	snprintf(name, sizeof(name), "/perf-refcnt-scan-%d", getpid());
+	census = scan_census__open(name, O_RDWR | O_CREAT | O_EXCL);
+	if (!census) {
+		pr_debug("no shared census at /dev/shm%s: %s\n", name, strerror(errno));
+		shm_unlink(name);
 		return TEST_FAIL;
+	}
 	pid = fork();
 	if (pid < 0)
 		goto out_unmap;
 	if (!pid)
-		scan_child();
+		scan_child(name);
 
-	/* the child's stop, then its exit stop */
+	/* the child's stop at its exec, then its exit stop */
 	if (scan__wait(pid, &status) != pid || !WIFSTOPPED(status) ||
 	    ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_TRACEEXIT) ||
 	    ptrace(PTRACE_CONT, pid, NULL, NULL)) {
@@ -247,6 +278,7 @@ out_kill:
 	scan__wait(pid, &status);
 out_unmap:
 	munmap(census, sizeof(*census));
+	shm_unlink(name);
 	return ret;
 }
 

@@ -75,6 +75,8 @@ int test__refcnt_attribution_common_caller(struct test_suite *test, int subtest)
 
 /* tests/refcnt-scan.c: the scan at exit on a child's heaps, and on synthetic ones */
 int test__refcnt_scan_heaps(struct test_suite *test, int subtest);
+/* perf test -w refcnt scan NAME: the heaps it scans, made by perf run afresh */
+int refcnt_scan_child(const char *name);
 int test__refcnt_scan_well_formed(struct test_suite *test, int subtest);
 int test__refcnt_scan_past_region(struct test_suite *test, int subtest);
 int test__refcnt_scan_bad_size(struct test_suite *test, int subtest);

@@ -38,6 +38,7 @@
 #include <perf/cpumap.h>
 
 #include "../tests.h"
+#include "../refcnt-tests.h"
 #include "../../util/dso.h"
 #include "../../util/map.h"
 #include "../../util/maps.h"
@@ -319,6 +320,9 @@ static int refcnt(int argc, const char **argv)
 
 	for (i = 0; refcnt_ends[i] && strcmp(end, refcnt_ends[i]); i++)
 		;
+	/* perf test refcnt's scan child (refcnt-scan.c): not for users */
+	if (!strcmp(mode, "scan") && argc == 2)
+		return refcnt_scan_child(argv[1]);
 	if (!strcmp(mode, "holder") && argc == 1)
 		return refcnt_run(false) | refcnt_holder();
 	if ((!buggy && strcmp(mode, "clean")) || (argc > 1 && !refcnt_ends[i]) ||
