@@ -2295,6 +2295,10 @@ static int freed_holder(int variant, struct collect *c)
 		nr += ARRAY_SIZE(above);
 		frees[0].up_caller = FN_P;
 	}
+	if (variant == 9) {
+		memcpy(&evs[nr], cached, sizeof(cached));
+		nr += ARRAY_SIZE(cached);
+	}
 	if (variant == 6) {
 		evs[nr - 1].site = FN_H + 0x30;
 		evs[nr - 1].caller = FN_H;
@@ -2309,17 +2313,13 @@ static int freed_holder(int variant, struct collect *c)
 			evs[j - 1] = t;
 		}
 	}
-	if (variant == 9) {
-		memcpy(&evs[nr], cached, sizeof(cached));
-		nr += ARRAY_SIZE(cached);
-	}
 	if (variant == 2)
 		frees[0].time = 5;
 	if (variant == 7 || variant == 8) {
 		frees[0].up_caller = FN_P;
 		frees[0].up_site = FN_P + 0x50;
-		frees[0].up_holds = 1U << 0;
-		frees[0].holds = variant == 8 ? 1U << 0 : 0;
+		frees[0].up_holds = 1U << evs[0].type;
+		frees[0].holds = variant == 8 ? 1U << evs[0].type : 0;
 	}
 	return freed_stream__run(evs, nr, frees, ARRAY_SIZE(frees), &scan, variant != 3, c);
 }

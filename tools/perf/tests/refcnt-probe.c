@@ -337,6 +337,12 @@ static int test__refcnt_probe_param_slots(struct test_suite *test __maybe_unused
 	};
 	/* a jump before the store: je +0; mov %rsi,(%rdi) */
 	static const u8 jump[] = { 0x74, 0x00, 0x48, 0x89, 0x37, 0xc3 };
+	/* into what a member points to: mov 0x8(%rdi),%rax; mov %rsi,(%rax) */
+	static const u8 pointed[] = { 0x48, 0x8b, 0x47, 0x08, 0x48, 0x89, 0x30, 0xc3 };
+	/* into the object itself: mov %rsi,0x8(%rsi) */
+	static const u8 itself[] = { 0x48, 0x89, 0x76, 0x08, 0xc3 };
+	/* the stack pointer aligned: and $-16,%rsp; mov %rsi,(%rdi) */
+	static const u8 aligned[] = { 0x48, 0x83, 0xe4, 0xf0, 0x48, 0x89, 0x37, 0xc3 };
 	struct refcnt_slot_insn si;
 
 	TEST_ASSERT_VAL("a setter's store after a call, held in a callee-saved register",
@@ -357,6 +363,12 @@ static int test__refcnt_probe_param_slots(struct test_suite *test __maybe_unused
 			!refcnt_slot__param_store(clobbered, sizeof(clobbered), FN, "%si", &si));
 	TEST_ASSERT_VAL("not past a jump",
 			!refcnt_slot__param_store(jump, sizeof(jump), FN, "%si", &si));
+	TEST_ASSERT_VAL("not into memory no parameter points to",
+			!refcnt_slot__param_store(pointed, sizeof(pointed), FN, "%si", &si));
+	TEST_ASSERT_VAL("not into the object itself",
+			!refcnt_slot__param_store(itself, sizeof(itself), FN, "%si", &si));
+	TEST_ASSERT_VAL("not where the return address is lost",
+			!refcnt_slot__param_store(aligned, sizeof(aligned), FN, "%si", &si));
 	return TEST_OK;
 }
 

@@ -80,8 +80,14 @@ static int test__refcnt_type_specs(struct test_suite *test __maybe_unused,
 	ret = refcnt_event_name__parse("maps__copyslot__c4a3f20", &type, &op, &uncovered);
 	TEST_ASSERT_VAL("a copy's slot", !ret && !uncovered &&
 			refcnt_event_name__slot("maps__copyslot__c4a3f20") == REFCNT_SLOT__COPY);
+	ret = refcnt_event_name__parse("nsinfo__paramslot__p190330", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("a setter's slot", !ret && !uncovered &&
+			refcnt_event_name__slot("nsinfo__paramslot__p190330") ==
+			REFCNT_SLOT__PARAM);
 	ret = refcnt_event_name__parse("maps__copy__4", &type, &op, &uncovered);
 	TEST_ASSERT_VAL("a copy is no operation", ret == -1);
+	ret = refcnt_event_name__parse("maps__param__4", &type, &op, &uncovered);
+	TEST_ASSERT_VAL("nor a setter's", ret == -1);
 	TEST_ASSERT_VAL("no slot", !refcnt_event_name__slot("map__get__12") &&
 			!refcnt_event_name__slot("map__get__s4a3f20") &&
 			!refcnt_event_name__slot("map__getslot__s4x"));

@@ -246,6 +246,17 @@ bool refcnt_slot_putters__in(const struct refcnt_slot_putters *p, u64 key, u64 l
 	return false;
 }
 
+bool refcnt_slot_putters__has(const struct refcnt_slot_putters *p, u64 key)
+{
+	if (p->full)
+		return true;
+	for (u16 i = 0; i < p->nr; i++) {
+		if (p->putters[i].key == key)
+			return true;
+	}
+	return false;
+}
+
 void refcnt_slot_putters__exit(struct refcnt_slot_putters *p)
 {
 	zfree(&p->putters);

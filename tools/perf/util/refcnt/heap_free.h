@@ -99,6 +99,8 @@ struct refcnt_slot_putters {
 int refcnt_slot_putters__add(struct refcnt_slot_putters *p, u64 key, u64 slot);
 /* Did @key put the object from a word in [@lo, @lo + @size), or from several? */
 bool refcnt_slot_putters__in(const struct refcnt_slot_putters *p, u64 key, u64 lo, u64 size);
+/* Did @key put the object from any word? */
+bool refcnt_slot_putters__has(const struct refcnt_slot_putters *p, u64 key);
 void refcnt_slot_putters__exit(struct refcnt_slot_putters *p);
 
 #endif /* __PERF_REFCNT_HEAP_FREE_H */

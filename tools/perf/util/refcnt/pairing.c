@@ -131,7 +131,7 @@ struct refcnt_lifetime {
 	 * puts released what a word they loaded held, apart
 	 */
 	struct refcnt_putters	put_by, put_below;
-	struct refcnt_slot_putters put_slotted;
+	struct refcnt_slot_putters put_slotted_by, put_slotted_below;
 };
 
 /* A use after put kept until its kind is known, and how many times it was made. */
@@ -324,7 +324,8 @@ static void lifetime__free(struct refcnt_lifetime *lt)
 	refcnt_refset__exit(&lt->refs);
 	refcnt_putters__exit(&lt->put_by);
 	refcnt_putters__exit(&lt->put_below);
-	refcnt_slot_putters__exit(&lt->put_slotted);
+	refcnt_slot_putters__exit(&lt->put_slotted_by);
+	refcnt_slot_putters__exit(&lt->put_slotted_below);
 	free(lt);
 }
 
@@ -1765,9 +1766,10 @@ static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt
 	int err;
 
 	if (slot) {
-		err = refcnt_slot_putters__add(&lt->put_slotted, ev->caller, slot);
+		err = refcnt_slot_putters__add(&lt->put_slotted_by, ev->caller, slot) ?:
+		      refcnt_slot_putters__add(&lt->put_slotted_below, ev->caller, slot);
 		for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
-			err = refcnt_slot_putters__add(&lt->put_slotted, ev->up[i], slot);
+			err = refcnt_slot_putters__add(&lt->put_slotted_below, ev->up[i], slot);
 		return err;
 	}
 	err = refcnt_putters__add(&lt->put_by, ev->caller) ?:
@@ -1797,21 +1799,24 @@ static void engine__learn(struct refcnt_engine *engine, const struct refcnt_obje
 		engine->stats.model_full++;
 }
 
-static int engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
-		       const struct refcnt_event *ev, struct refcnt_step *step)
+/*
+ * What put @ev (@put) releases, unless it is one too many (@over): the
+ * reference stored in the word it loaded its argument from, if that
+ * says, else the pairing's pick (@step); who put it, and what that
+ * teaches. Returns 0 or -ENOMEM.
+ */
+static int engine__put_pair(struct refcnt_engine *engine, struct refcnt_object *object,
+			    const struct refcnt_event *ev, struct refcnt_step *step,
+			    const struct refcnt_ref *put, bool over)
 {
 	struct refcnt_lifetime *lt = object->live;
-	bool over = !lifetime__count(lt);
-	struct refcnt_ref put;
 	u64 slot, teach = 0;
 	u32 pick = 0;
-	bool own;
 
-	ref__from_event(&put, ev, REFCNT_OP__PUT);
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
-	engine__borrowed_put(engine, object, &put, slot);
-	engine__cloned_put(engine, object, &put, slot);
+	engine__borrowed_put(engine, object, put, slot);
+	engine__cloned_put(engine, object, put, slot);
 	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, ev, slot, &pick)) {
 		step->confidence = REFCNT_PAIR__SLOT;
 		engine->stats.slot_pairs++;
@@ -1835,6 +1840,20 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 		if (slot && pick != REFSET_NONE && step->paired.slot == slot)
 			engine__neighbours_put(engine, ev, slot);
 	}
+	return 0;
+}
+
+static int engine__put(struct refcnt_engine *engine, struct refcnt_object *object,
+		       const struct refcnt_event *ev, struct refcnt_step *step)
+{
+	struct refcnt_lifetime *lt = object->live;
+	bool over = !lifetime__count(lt);
+	struct refcnt_ref put;
+	bool own;
+
+	ref__from_event(&put, ev, REFCNT_OP__PUT);
+	if (engine__put_pair(engine, object, ev, step, &put, over))
+		return -ENOMEM;
 
 	/*
 	 * The likely extra put, the first of the likeliest kind: a function
@@ -2097,26 +2116,30 @@ static int engine__slot_overwrite(struct refcnt_engine *engine, const struct ref
 
 /*
  * The reference a setter's store (REFCNT_SLOT__PARAM) of @lt's object
- * keeps: the last one its thread took before, in the setter's caller (or
- * for it, by a lookup), that no store put anywhere yet; REFSET_NONE if
- * none (a pointer borrowed, or the caller unknown).
+ * keeps: the last one its thread took before, if the setter's caller took
+ * it (or a lookup for it) and no store put it anywhere yet; REFSET_NONE
+ * if not (a pointer borrowed, or the caller unknown). The last one: the
+ * caller's older references are its own, or went elsewhere already.
  */
 static u32 lifetime__param_ref(const struct refcnt_lifetime *lt, const struct refcnt_event *ev)
 {
+	const struct refcnt_ref *r, *last = NULL;
 	u32 pick = REFSET_NONE;
 
 	if (!ev->up[0])
 		return REFSET_NONE;
 	for (u32 i = 0; i < refcnt_refset__slots(&lt->refs); i++) {
-		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
-
-		if (!r || r->slot || r->tid != ev->tid || r->time > ev->time ||
-		    (r->caller != ev->up[0] && r->owner != ev->up[0]) ||
+		r = refcnt_refset__at(&lt->refs, i);
+		if (!r || r->tid != ev->tid || r->time > ev->time ||
 		    (r->op != REFCNT_OP__GET && r->op != REFCNT_OP__BORN))
 			continue;
-		if (pick == REFSET_NONE || r->time >= refcnt_refset__at(&lt->refs, pick)->time)
+		if (!last || r->time >= last->time) {
+			last = r;
 			pick = i;
+		}
 	}
+	if (!last || last->slot || (last->caller != ev->up[0] && last->owner != ev->up[0]))
+		return REFSET_NONE;
 	return pick;
 }
 
@@ -2337,6 +2360,15 @@ static void free__dropper(const struct refcnt_free *f, u8 type, u64 *site, u64 *
 	}
 }
 
+/* free__dropper()'s function */
+static u64 free__dropper_of(const struct refcnt_free *f, u8 type)
+{
+	u64 site, caller;
+
+	free__dropper(f, type, &site, &caller);
+	return caller;
+}
+
 /* The words of a freed block looked at for references stored there, at most */
 #define REFCNT_FREED_WORDS	1024
 
@@ -2424,10 +2456,10 @@ static int engine__scan_freed(struct refcnt_engine *engine, const struct refcnt_
 static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
 {
 	return f->caller && f->audited && !refcnt_putters__has(&lt->put_below, f->caller) &&
-	       !refcnt_slot_putters__in(&lt->put_slotted, f->caller, f->block, f->size) &&
+	       !refcnt_slot_putters__in(&lt->put_slotted_below, f->caller, f->block, f->size) &&
 	       (!f->up_caller ||
 		(!refcnt_putters__has(&lt->put_by, f->up_caller) &&
-		 !refcnt_slot_putters__in(&lt->put_slotted, f->up_caller, f->block, f->size)));
+		 !refcnt_slot_putters__in(&lt->put_slotted_by, f->up_caller, f->block, f->size)));
 }
 
 /*
@@ -2437,7 +2469,7 @@ static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lif
 static bool free__put_by(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
 {
 	return refcnt_putters__has(&lt->put_by, f->caller) ||
-	       refcnt_slot_putters__in(&lt->put_slotted, f->caller, f->block, f->size);
+	       refcnt_slot_putters__in(&lt->put_slotted_by, f->caller, f->block, f->size);
 }
 
 /*
@@ -2889,7 +2921,8 @@ static int engine__freed_holder(struct refcnt_engine *engine, struct refcnt_life
 		key = refcnt_type_addr__key(r->site, lt->object->type);
 		/* the references of a site that two functions dropped: siblings of neither */
 		if (hashmap__find(sites, key, &other) &&
-		    (other == FREE_AMBIGUOUS || other->caller != f->caller))
+		    (other == FREE_AMBIGUOUS ||
+		     free__dropper_of(other, lt->object->type) != caller))
 			f = FREE_AMBIGUOUS;
 		err = hashmap__set(sites, key, f, NULL, NULL);
 		if (err)
@@ -2920,11 +2953,15 @@ static void engine__freed_sibling(struct refcnt_engine *engine, struct refcnt_li
 			continue;
 		own = r->slot ? refcnt_frees__find(engine->frees, lt->object->key.space, r->slot) :
 		      NULL;
-		if (own && own->caller == f->caller && own->time > r->time && ref__in_block(r, own))
-			f = own;
-		else if (r->time >= f->time || !free__never_put(f, lt))
-			continue;
 		free__dropper(f, lt->object->type, &site, &caller);
+		/* the block a store put it in: its own free, named where it was called */
+		if (own && own->caller == f->caller && own->time > r->time &&
+		    ref__in_block(r, own)) {
+			site = own->site;
+			caller = own->caller;
+		} else if (r->time >= f->time || !free__never_put(f, lt)) {
+			continue;
+		}
 		if (refcnt_refset__set_lost(&lt->refs, i, site, caller, true)) {
 			engine->stats.freed_holding++;
 			budget--;
@@ -2970,7 +3007,7 @@ static void engine__freed_stored(struct refcnt_engine *engine, struct refcnt_lif
 
 		if (!r || r->lost_site || !r->freed_site ||
 		    refcnt_putters__has(&lt->put_below, r->freed_caller) ||
-		    refcnt_slot_putters__in(&lt->put_slotted, r->freed_caller, 0, ~0ULL))
+		    refcnt_slot_putters__has(&lt->put_slotted_below, r->freed_caller))
 			continue;
 		if (refcnt_refset__set_lost(&lt->refs, i, r->freed_site, r->freed_caller, true)) {
 			engine->stats.freed_holding++;

@@ -115,7 +115,7 @@ struct refcnt_resolver {
 	int			nr_setters;
 	/* and functions out of line that may (with slots) */
 	struct refcnt_param	*params;
-	int			nr_params;
+	int			nr_params, alloc_params;
 };
 
 static struct refcnt_func *resolver__find(struct refcnt_resolver *r, const char *name)
@@ -1103,10 +1103,15 @@ static int resolver__add_params(struct refcnt_resolver *r, Dwarf_Die *sp)
 		reg = resolver__param_reg(r, &param, start);
 		if (!reg)
 			continue;
-		p = realloc(r->params, (r->nr_params + 1) * sizeof(*p));
-		if (!p)
-			return -ENOMEM;
-		r->params = p;
+		if (r->nr_params == r->alloc_params) {
+			int alloc = r->alloc_params ? 2 * r->alloc_params : 64;
+
+			p = reallocarray(r->params, alloc, sizeof(*p));
+			if (!p)
+				return -ENOMEM;
+			r->params = p;
+			r->alloc_params = alloc;
+		}
 		r->params[r->nr_params++] = (struct refcnt_param){
 			.start = start, .end = end, .reg = reg, .type = t,
 		};
@@ -1377,9 +1382,21 @@ static int resolver__setter_slots(struct refcnt_resolver *r)
 	return err;
 }
 
+/* Is there a slot probe at @vaddr already? */
+static bool resolver__slot_at(const struct refcnt_resolver *r, u64 vaddr)
+{
+	for (int i = 0; i < r->rp->nr_slots; i++) {
+		if (r->rp->slots[i].vaddr == vaddr)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Where the functions out of line that are passed a pointer to an audited
- * type store it first, if they do (a setter: REFCNT_SLOT__PARAM).
+ * type store it first, if they do (a setter: REFCNT_SLOT__PARAM); not
+ * where a get's store is probed (an inlined get leaves its result in the
+ * register it was passed): that store keeps the get's reference.
  */
 static int resolver__param_slots(struct refcnt_resolver *r)
 {
@@ -1394,7 +1411,8 @@ static int resolver__param_slots(struct refcnt_resolver *r)
 		code = resolver__code(r, p->start, &size);
 		if (code && p->end > p->start &&
 		    refcnt_slot__param_store(code, min_t(size_t, size, p->end - p->start),
-					     p->start, p->reg, &si))
+					     p->start, p->reg, &si) &&
+		    !resolver__slot_at(r, si.vaddr))
 			err = slot__add(r, p->type, REFCNT_OP__GET, NULL, &si);
 	}
 	return err;
@@ -1454,8 +1472,7 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 {
 	struct strlist *cold;
 	Elf_Scn *scn = NULL;
-	int err = resolver__inline_slots(r) ?: resolver__setter_slots(r) ?:
-		  resolver__param_slots(r);
+	int err = resolver__inline_slots(r) ?: resolver__setter_slots(r);
 
 	if (err)
 		return err;
@@ -1468,6 +1485,8 @@ static int resolver__scan_slots(struct refcnt_resolver *r)
 		while (!err && (scn = elf_nextscn(r->elf, scn)) != NULL)
 			err = resolver__scan_slot_symtab(r, scn, cold, pass);
 	}
+	if (!err)
+		err = resolver__param_slots(r);
 	strlist__delete(cold);
 	refcnt_handoff__delete(r->handoff);
 	r->handoff = NULL;

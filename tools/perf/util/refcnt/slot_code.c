@@ -744,8 +744,16 @@ bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi
 	return si->op == REFCNT_SLOT__COPY;
 }
 
-bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
-			     struct refcnt_slot_insn *si)
+/*
+ * @scan on the first @insns instructions of the @size bytes of @code at
+ * @vaddr, for the pointer in register @reg (a uprobe name): @si is all
+ * zero if it finds nothing.
+ */
+static bool slot__scan_reg(const u8 *code, size_t size, u64 vaddr, const char *reg,
+			   size_t insns,
+			   bool (*scan)(csh handle, const cs_insn *insn, size_t n, x86_reg reg,
+					struct refcnt_slot_insn *si),
+			   struct refcnt_slot_insn *si)
 {
 	x86_reg r = slot__base_reg(reg);
 	bool found = false;
@@ -756,13 +764,20 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 	memset(si, 0, sizeof(*si));
 	if (r == X86_REG_INVALID || r == X86_REG_RSP)
 		return false;
-	n = slot__decode(code, min_t(size_t, size, SLOT_INSNS * 15), vaddr, SLOT_INSNS,
-			 &handle, &insn);
+	n = slot__decode(code, min_t(size_t, size, insns * 15), vaddr, insns, &handle, &insn);
 	if (n) {
-		found = slot__store_after(handle, insn, n, r, si);
+		found = scan(handle, insn, n, r, si);
 		slot__decoded_free(&handle, insn, n);
 	}
+	if (!found)
+		memset(si, 0, sizeof(*si));
 	return found;
+}
+
+bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char *reg,
+			     struct refcnt_slot_insn *si)
+{
+	return slot__scan_reg(code, size, vaddr, reg, SLOT_INSNS, slot__store_after, si);
 }
 
 /* How far from its entry a setter's store may be, in instructions */
@@ -815,22 +830,42 @@ static void held__call(struct slot_held *held, size_t *nr_held)
 	}
 }
 
+/*
+ * Is the store at @insn's base a pointer the function was passed (@args:
+ * the argument registers at its entry, and where it moved them), not the
+ * one it stores (@held): a member of a struct its caller gave it, not an
+ * array's entry, a local or the object itself?
+ */
+static bool slot__param_base(const cs_insn *insn, const struct slot_held *args, size_t nr_args,
+			     const struct slot_held *held, size_t nr_held)
+{
+	x86_reg base = refcnt_x86_reg64(insn->detail->x86.operands[0].mem.base);
+
+	return held__find(args, nr_args, base, 0) >= 0 && held__find(held, nr_held, base, 0) < 0;
+}
+
 static bool slot__param_store(csh handle, const cs_insn *insn, size_t n, x86_reg reg,
 			      struct refcnt_slot_insn *si)
 {
 	struct slot_held held[2 * SLOT_PARAM_INSNS + 1] = { { reg, 0 } };
-	size_t nr_held = 1;
+	struct slot_held args[2 * SLOT_PARAM_INSNS + 6] = {
+		{ X86_REG_RDI, 0 }, { X86_REG_RSI, 0 }, { X86_REG_RDX, 0 },
+		{ X86_REG_RCX, 0 }, { X86_REG_R8, 0 }, { X86_REG_R9, 0 },
+	};
+	size_t nr_held = 1, nr_args = 6;
 	long depth = 0;
 
 	for (size_t i = 0; i < n && i < SLOT_PARAM_INSNS && nr_held; i++) {
 		if (cs_insn_group(handle, &insn[i], X86_GRP_CALL)) {
 			held__call(held, &nr_held);
+			held__call(args, &nr_args);
 			continue;
 		}
 		if (slot_insn__branches(handle, &insn[i]))
 			return false;
 		if (slot__held_store(insn, i, n, held, nr_held, si) && !si->frame &&
-		    si->vaddr == insn[i].address) {
+		    !si->static_word && si->vaddr == insn[i].address &&
+		    slot__param_base(&insn[i], args, nr_args, held, nr_held)) {
 			si->op = REFCNT_SLOT__PARAM;
 			si->call = si->store;
 			si->ret_depth = depth;
@@ -839,6 +874,7 @@ static bool slot__param_store(csh handle, const cs_insn *insn, size_t n, x86_reg
 		if (!slot_insn__depth(handle, &insn[i], &depth))
 			return false;
 		slot__held_move(handle, &insn[i], held, &nr_held, ARRAY_SIZE(held));
+		slot__held_move(handle, &insn[i], args, &nr_args, ARRAY_SIZE(args));
 	}
 	return false;
 }
@@ -846,24 +882,7 @@ static bool slot__param_store(csh handle, const cs_insn *insn, size_t n, x86_reg
 bool refcnt_slot__param_store(const u8 *code, size_t size, u64 vaddr, const char *reg,
 			      struct refcnt_slot_insn *si)
 {
-	x86_reg r = slot__base_reg(reg);
-	bool found = false;
-	cs_insn *insn;
-	csh handle;
-	size_t n;
-
-	memset(si, 0, sizeof(*si));
-	if (r == X86_REG_INVALID || r == X86_REG_RSP)
-		return false;
-	n = slot__decode(code, min_t(size_t, size, SLOT_PARAM_INSNS * 15), vaddr,
-			 SLOT_PARAM_INSNS, &handle, &insn);
-	if (n) {
-		found = slot__param_store(handle, insn, n, r, si);
-		slot__decoded_free(&handle, insn, n);
-	}
-	if (!found)
-		memset(si, 0, sizeof(*si));
-	return found;
+	return slot__scan_reg(code, size, vaddr, reg, SLOT_PARAM_INSNS, slot__param_store, si);
 }
 
 int refcnt_slot__scan(const u8 *code, size_t size, u64 start,

@@ -58,13 +58,13 @@ struct refcnt_slot_insn {
 	long		disp;		/* the slot is at base + disp; a static
 					 * word's vaddr (x86-64: a long holds it)
 					 */
-	bool		frame;		/* a store's slot is a local of its own frame */
 	/*
 	 * A setter's store (REFCNT_SLOT__PARAM): where its return address is,
 	 * above the stack pointer at the store (the pushes and the frame it
 	 * made since its entry), to say its caller
 	 */
 	long		ret_depth;
+	bool		frame;		/* a store's slot is a local of its own frame */
 	bool		static_word;	/* a store's or a load's slot is a static
 					 * variable (%rip-relative): @base is
 					 * "%ip", @disp the word's vaddr
@@ -99,11 +99,14 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 /*
  * Where the function at @vaddr (@size bytes of @code), passed a pointer in
  * register @reg (a uprobe name) at its entry, first stores it, or a copy
- * of it, to memory that is no local of its frame: a setter's store
+ * of it, into a struct another of its parameters points to (the base
+ * register holds that parameter still: not an array's entry, a local, a
+ * static word, nor the object itself): a setter's store
  * (REFCNT_SLOT__PARAM), which may come after calls (dso__set_nsinfo()
- * puts the old pointer first) while a callee-saved register holds it; no
- * jump between, and the stack pointer moved only by pushes and constant
- * subtractions, to say where the return address is. Sets all of @si.
+ * puts the old pointer first) while a callee-saved register holds both;
+ * no jump between, and the stack pointer moved only by pushes and
+ * constant subtractions, to say where the return address is. Sets all of
+ * @si.
  */
 bool refcnt_slot__param_store(const u8 *code, size_t size, u64 vaddr, const char *reg,
 			      struct refcnt_slot_insn *si);
