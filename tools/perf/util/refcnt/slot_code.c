@@ -387,8 +387,25 @@ static bool slot__load_before(csh handle, const cs_insn *insn, size_t call,
 }
 
 /*
+ * Does @insn restore the caller's frame pointer (pop %rbp, leave)? An
+ * indirect jump right after it leaves the function (a tail call through a
+ * pointer: ops->free(he) in hist_entry__delete()); a switch's jump table
+ * jumps with the frame still there (perf builds with frame pointers).
+ */
+static bool slot_insn__leaves(const cs_insn *insn)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	if (insn->id == X86_INS_LEAVE)
+		return true;
+	return insn->id == X86_INS_POP && x86->op_count == 1 &&
+	       x86->operands[0].type == X86_OP_REG && x86->operands[0].reg == X86_REG_RBP;
+}
+
+/*
  * Can code reach (@lo, @hi] other than by falling through from @lo: a
- * direct jump into it, or an indirect one anywhere (a jump table)?
+ * direct jump into it, or an indirect one anywhere (a jump table), but
+ * one that leaves the function (slot_insn__leaves())?
  */
 static bool slot__entered(csh handle, const cs_insn *insn, size_t n, u64 lo, u64 hi)
 {
@@ -397,8 +414,11 @@ static bool slot__entered(csh handle, const cs_insn *insn, size_t n, u64 lo, u64
 
 		if (!cs_insn_group(handle, &insn[i], X86_GRP_JUMP))
 			continue;
-		if (x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM)
+		if (x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM) {
+			if (i && slot_insn__leaves(&insn[i - 1]))
+				continue;
 			return true;
+		}
 		if ((u64)x86->operands[0].imm > lo && (u64)x86->operands[0].imm <= hi)
 			return true;
 	}
