@@ -2089,6 +2089,104 @@ int test__refcnt_attribution_copied(struct test_suite *test __maybe_unused,
 	return TEST_OK;
 }
 
+/*
+ * X fills a struct (at SLOT_STRUCT, not an audited object): it takes B
+ * (a thread) and stores it in the first member, and copies A (a map) into
+ * the next with the struct, no get. MAIN holds A's one reference. H tears
+ * the struct down: it loads A's member and puts A, freeing it, then B's.
+ * MAIN's put of A is a double put, caused by X's copy (REFCNT_WHY__COPIED,
+ * at X's store of B). @variant 1: X took its reference of A and stored it
+ * (no double put); 2: B is a map too (an array's entries, no members); 3:
+ * G stored another object in A's word after X's fill (the copy is not
+ * X's); 4: the struct is on the thread's stack, near a local X stored to
+ * (a frame's stores to its own locals are not followed: no evidence); 5:
+ * MAIN puts A first, and H's put comes after A's death.
+ */
+static int member_copied(int variant, struct collect *c)
+{
+	const u8 dso = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+	const u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	const u8 thread = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(12, GET, OBJ_B, X, 0x18, 1, 1),
+		STORE_EV(13, OBJ_B, X, 0x18, SLOT_STRUCT),
+		EV(14, GET, OBJ_A, X, 0x20, 1, 1),			/* @variant 1 */
+		STORE_EV(15, OBJ_A, X, 0x20, SLOT_STRUCT + 8),		/* @variant 1 */
+		STORE_EV(16, OBJ_C, G, 0x10, SLOT_STRUCT + 8),		/* @variant 3 */
+		STORE_EV(17, OBJ_B, X, 0x30, SLOT_STRUCT + 0x100),	/* @variant 4 */
+		EV(18, PUT, OBJ_A, MAIN, 0x30, 1, 1),			/* @variant 5 */
+		EV(19, DIES, OBJ_A, MAIN, 0x30, 1, 0),			/* @variant 5 */
+		SLOT_EV(20, LOAD, OBJ_A, H, 0x10, 1, SLOT_STRUCT + 8),
+		EV(21, PUT, OBJ_A, H, 0x10, 1, 1),
+		EV(22, DIES, OBJ_A, H, 0x10, 1, 0),
+		SLOT_EV(23, LOAD, OBJ_B, H, 0x18, 1, SLOT_STRUCT),
+		EV(24, PUT, OBJ_B, H, 0x18, 1, 2),
+		EV(30, PUT, OBJ_A, MAIN, 0x30, 1, 0),
+		EV(31, PUT, OBJ_B, MAIN, 0x40, 1, 1),
+		EV(32, DIES, OBJ_B, MAIN, 0x40, 1, 0),
+		EV(33, DIES, OBJ_A, MAIN, 0x30, 1, 0),			/* @variant 1 */
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].space = 1;
+		evs[i].type = evs[i].obj == OBJ_A || (variant == 2 && evs[i].obj == OBJ_B) ? map :
+			      evs[i].obj == OBJ_B ? thread : dso;
+	}
+	evs[7].slot_where = REFCNT_SLOT_WHERE__FRAME;
+	if (variant == 1) {
+		evs[11].live = 2;	/* H's put leaves MAIN's */
+		evs[12].obj = 0;	/* left out: the engine ignores them */
+		evs[15].live = 1;
+	} else {
+		evs[4].obj = 0;
+		evs[5].obj = 0;
+		evs[18].obj = 0;
+	}
+	if (variant != 3)
+		evs[6].obj = 0;
+	if (variant != 4)
+		evs[7].obj = 0;
+	if (variant == 5) {
+		evs[11].live = 0;	/* a put on a freed map */
+		evs[12].obj = 0;
+		evs[15].obj = 0;
+	} else {
+		evs[8].obj = 0;
+		evs[9].obj = 0;
+	}
+	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, c);
+}
+
+int test__refcnt_attribution_member_copied(struct test_suite *test __maybe_unused,
+					   int subtest __maybe_unused)
+{
+	const struct refcnt_finding *f;
+	struct collect c;
+
+	TEST_ASSERT_VAL("engine", !member_copied(0, &c));
+	f = copied__finding(&c);
+	pr_debug("a member copied without its get: %s at %#" PRIx64 "\n",
+		 f ? refcnt_site_why__name(f->why) : "none", f ? refcnt_finding__site(f)->site : 0);
+	TEST_ASSERT_VAL("the struct's filler's", f && f->why == REFCNT_WHY__COPIED &&
+			f->has_culprit && refcnt_finding__site(f)->caller == FN_X &&
+			refcnt_finding__site(f)->site == FN_X + 0x18);
+	TEST_ASSERT_VAL("engine", !member_copied(1, &c));
+	TEST_ASSERT_VAL("X took its reference: no double put", !copied__finding(&c));
+	for (int variant = 2; variant <= 4; variant++) {
+		TEST_ASSERT_VAL("engine", !member_copied(variant, &c));
+		f = copied__finding(&c);
+		TEST_ASSERT_VAL("not X's copy", f && f->why != REFCNT_WHY__COPIED &&
+				refcnt_finding__site(f)->caller != FN_X);
+	}
+	TEST_ASSERT_VAL("engine", !member_copied(5, &c));
+	f = copied__finding(&c);
+	TEST_ASSERT_VAL("a put after the death: X's too", f && f->why == REFCNT_WHY__COPIED &&
+			refcnt_finding__site(f)->caller == FN_X);
+	return TEST_OK;
+}
+
 #define SLOT_COPY	0x55502000ULL	/* another holder's field, in the heap */
 
 /*
@@ -2200,6 +2298,62 @@ static const struct refcnt_finding *collect__leak(const struct collect *c, u64 o
 			return &c->findings[i];
 	}
 	return NULL;
+}
+
+/*
+ * As copied() without C's get: a map C, born of a copy constructor, lies
+ * 0x20 bytes below the word that W puts A from. Before, a map D was
+ * freed from a block of @bytes: a word past that is in another block,
+ * not in C, and the double put is not C's copy.
+ */
+static int copied_sized(u64 bytes, struct collect *c)
+{
+	const u8 dso = refcnt_type_spec__index(refcnt_type_spec__find("dso"));
+	const u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	struct refcnt_event evs[] = {
+		EV(5, BORN, OBJ_D, MAIN, 0x50, 1, 1),
+		EV(6, PUT, OBJ_D, MAIN, 0x58, 1, 1),
+		EV(7, DIES, OBJ_D, MAIN, 0x58, 1, 0),
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(12, GET, OBJ_A, G, 0x10, 1, 1),
+		STORE_EV(13, OBJ_A, G, 0x10, OBJ_B + 0x20),
+		EV(22, BORN, OBJ_C, MAIN, 0x30, 1, 1),
+		SLOT_EV(30, LOAD, OBJ_A, W, 0x40, 1, OBJ_C + 0x20),
+		EV(31, PUT, OBJ_A, W, 0x40, 1, 2),
+		SLOT_EV(40, LOAD, OBJ_A, W, 0x40, 1, OBJ_B + 0x20),
+		EV(41, PUT, OBJ_A, W, 0x40, 1, 1),
+		EV(42, DIES, OBJ_A, W, 0x40, 1, 0),
+		EV(50, PUT, OBJ_A, MAIN, 0x18, 1, 0),
+	};
+	const struct refcnt_free frees[] = {
+		{ .time = 8, .space = 1, .block = OBJ_D, .size = bytes, .site = FN_MAIN + 0x60,
+		  .caller = FN_MAIN, .tid = 1, .audited = true },
+	};
+
+	const struct refcnt_scan scan = { .result = { .status = REFCNT_SCAN__DONE } };
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++)
+		evs[i].type = evs[i].obj == OBJ_A ? dso : map;
+	evs[7].born_clone = FN_C;
+	return freed_stream__run(evs, ARRAY_SIZE(evs), frees, ARRAY_SIZE(frees), &scan, true, c);
+}
+
+int test__refcnt_attribution_copied_sized(struct test_suite *test __maybe_unused,
+					  int subtest __maybe_unused)
+{
+	const struct refcnt_finding *f;
+	struct collect c;
+
+	TEST_ASSERT_VAL("engine", !copied_sized(0x40, &c));
+	f = copied__finding(&c);
+	TEST_ASSERT_VAL("in a map's block: the copy constructor's", f &&
+			f->why == REFCNT_WHY__COPIED && refcnt_finding__site(f)->caller == FN_C);
+	TEST_ASSERT_VAL("engine", !copied_sized(0x18, &c));
+	f = copied__finding(&c);
+	TEST_ASSERT_VAL("past a map's block: not the copy's", f &&
+			f->why != REFCNT_WHY__COPIED && refcnt_finding__site(f)->caller != FN_C);
+	return TEST_OK;
 }
 
 /* Is @f's culprit F's free() of the holder's array? */

@@ -184,6 +184,7 @@ struct refcnt_object {
 enum culprit_level {
 	CULPRIT__NONE,
 	CULPRIT__NOT_ITS_OWN,	/* released no reference its function took */
+	CULPRIT__MEMBER,	/* a put of a member copied with its struct, no get */
 	CULPRIT__BORROWED,	/* a put of a pointer copied with no get */
 	CULPRIT__COPIED,	/* ... by a copy constructor: the whole struct */
 	CULPRIT__TWO_AT_ONCE,	/* a function put it, then a callee one more */
@@ -215,6 +216,11 @@ struct refcnt_engine {
 	/* the scan's words of freed memory, by the object they point to */
 	struct refcnt_scan_freed *scan_freed;
 	u32			nr_scan_freed;
+	/*
+	 * The biggest block an object of each type was freed from: its
+	 * struct's size, at most (what a free says of its chunk); 0: none seen
+	 */
+	u64			type_bytes[REFCNT_TYPE__MAX_NR];
 	bool			ended;
 };
 
@@ -1557,6 +1563,7 @@ static enum refcnt_site_why object__culprit_why(const struct refcnt_object *obje
 {
 	switch (object->culprit_level) {
 	case CULPRIT__BORROWED:		return REFCNT_WHY__BORROWED;
+	case CULPRIT__MEMBER:
 	case CULPRIT__COPIED:		return REFCNT_WHY__COPIED;
 	case CULPRIT__ONE_MORE:		return REFCNT_WHY__ONE_MORE;
 	case CULPRIT__TWO_AT_ONCE:	return REFCNT_WHY__TWO_AT_ONCE;
@@ -1639,7 +1646,9 @@ static void engine__borrowed_put(struct refcnt_engine *engine, struct refcnt_obj
 /*
  * The object (of the audited types) that starts closest below @slot in
  * @space, within REFCNT_HOLDER_WORDS words: the struct that holds the word,
- * live or dying (map__delete() puts its dso after the map's death).
+ * live or dying (map__delete() puts its dso after the map's death). Not
+ * if the word lies past the biggest block an object of its type was
+ * freed from: then the word is in another block, beside it.
  */
 static struct refcnt_object *engine__holder_at(const struct refcnt_engine *engine, u64 space,
 					       u64 slot)
@@ -1650,8 +1659,12 @@ static struct refcnt_object *engine__holder_at(const struct refcnt_engine *engin
 		struct refcnt_space_addr key = { .space = space, .addr = word - k * sizeof(u64) };
 		struct refcnt_object *object;
 
-		if (hashmap__find(engine->objects, &key, &object) && object->generation)
-			return object;
+		if (!hashmap__find(engine->objects, &key, &object) || !object->generation)
+			continue;
+		if (object->type < REFCNT_TYPE__MAX_NR && engine->type_bytes[object->type] &&
+		    slot - key.addr >= engine->type_bytes[object->type])
+			return NULL;
+		return object;
 	}
 	return NULL;
 }
@@ -1756,6 +1769,67 @@ static void engine__neighbours_put(struct refcnt_engine *engine, const struct re
 }
 
 /*
+ * A put of what the word at @slot held, where no store put @object since
+ * the function that filled its struct stored the members beside it, each
+ * with its get (a struct copied whole, then a get of each member it
+ * keeps: callchain_cursor_append(), hist_entry__init()): this member was
+ * copied with the struct and no get, and its put is one too many. Named
+ * at that function, with the put's callchain. The entries of an array
+ * beside it, of its type, are no members (engine__neighbours_put()); nor
+ * is a struct on the stack evidence: what a frame stores in its own
+ * locals is not followed (add_callchain_ip()'s map_symbol, next to the
+ * addr_location that thread__find_map() filled). Returns whether it named
+ * one.
+ */
+static bool engine__member_put(struct refcnt_engine *engine, struct refcnt_object *object,
+			       const struct refcnt_ref *put, u64 slot)
+{
+	struct refcnt_slot_word w, n, fill = { .time = 0 };
+	bool stored;
+
+	if (!slot || engine->stats.slot_words_full ||
+	    refcnt_slot_track__on_stack(engine->slot_track, put->tid, slot))
+		return false;
+	stored = refcnt_slot_track__word(engine->slot_track, slot, &w) &&
+		 w.space == object->key.space;
+	if (stored && w.obj == object->key.addr)
+		return false;
+	for (int d = -REFCNT_NEIGHBOUR_WORDS; d <= REFCNT_NEIGHBOUR_WORDS; d++) {
+		u64 word = slot + d * (s64)sizeof(u64);
+
+		if (!d || !refcnt_slot_track__word(engine->slot_track, word, &n) ||
+		    n.space != object->key.space || n.borrowed || !n.ref_time || !n.caller ||
+		    n.type == object->type || n.time > put->time || (stored && w.time >= n.time))
+			continue;
+		if (n.time > fill.time)
+			fill = n;
+	}
+	if (fill.time) {
+		struct refcnt_ref culprit = *put;
+
+		culprit.site = fill.site;
+		culprit.caller = fill.caller;
+		culprit.scope = 0;
+		object__culprit(object, &culprit, CULPRIT__MEMBER);
+	}
+	return fill.time != 0;
+}
+
+/*
+ * What the word at @slot, that put @put loaded @object from, says of the
+ * reference it released: none, if a copy put the object there without a
+ * get (culprits above, in the order of their evidence).
+ */
+static void engine__word_culprit(struct refcnt_engine *engine, struct refcnt_object *object,
+				 const struct refcnt_ref *put, u64 slot)
+{
+	engine__borrowed_put(engine, object, put, slot);
+	/* the struct its neighbours say, not whatever audited object lies below */
+	if (!engine__member_put(engine, object, put, slot))
+		engine__cloned_put(engine, object, put, slot);
+}
+
+/*
  * The function of put @ev put @lt's object; it and those above it had it
  * put. If the put released the reference stored in the word at @slot
  * that it loaded (0: not known), they put that one.
@@ -1815,8 +1889,7 @@ static int engine__put_pair(struct refcnt_engine *engine, struct refcnt_object *
 
 	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	engine->stats.slot_loads += !!slot;
-	engine__borrowed_put(engine, object, put, slot);
-	engine__cloned_put(engine, object, put, slot);
+	engine__word_culprit(engine, object, put, slot);
 	if (!over && lifetime__count(lt) > 1 && lifetime__pick_slot(lt, ev, slot, &pick)) {
 		step->confidence = REFCNT_PAIR__SLOT;
 		engine->stats.slot_pairs++;
@@ -1951,6 +2024,9 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 		return engine__use_after_put(engine, object, &f, uncertain);
 	}
 	f.kind = REFCNT_FINDING__DOUBLE_PUT;
+	/* a put of what a copy stored after its death, as before it */
+	engine__word_culprit(engine, object, &f.ref,
+			     refcnt_slot_track__loaded(engine->slot_track, ev));
 	/* it did not die clean after all */
 	if (refcnt_suspects__teach(&object->suspects, engine->model, object->type, false))
 		return -ENOMEM;
@@ -2410,11 +2486,23 @@ static void engine__block_freed(struct refcnt_engine *engine, const struct refcn
 	}
 }
 
+/* Block @f was freed: if an object of the audited types was in it, how big it is */
+static void engine__type_freed(struct refcnt_engine *engine, const struct refcnt_free *f)
+{
+	struct refcnt_space_addr key = { .space = f->space, .addr = f->block };
+	struct refcnt_object *object;
+
+	if (hashmap__find(engine->objects, &key, &object) && object->type < REFCNT_TYPE__MAX_NR &&
+	    f->size > engine->type_bytes[object->type])
+		engine->type_bytes[object->type] = f->size;
+}
+
 int refcnt_engine__freed(struct refcnt_engine *engine, const struct refcnt_free *f)
 {
 	if (!engine->frees)
 		return 0;
 	engine->stats.frees++;
+	engine__type_freed(engine, f);
 	engine__block_freed(engine, f);
 	return refcnt_frees__add(engine->frees, f);
 }

@@ -384,8 +384,10 @@ enum refcnt_site_why {
 					 * torn down without its puts): that free's
 					 */
 	REFCNT_WHY__COPIED,		/* an over-release after a put of what a copy
-					 * constructor's copy points to, with no get
-					 * (map__clone()): named at the constructor
+					 * points to, with no get: named at a copy
+					 * constructor (map__clone()), or at the
+					 * function that took the copied struct's
+					 * other members
 					 */
 	REFCNT_WHY__NEIGHBOURS_PUT,	/* a leak stored beside references another
 					 * function put, which one call stored with

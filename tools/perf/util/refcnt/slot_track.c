@@ -34,6 +34,7 @@ struct slot_thread {
 	u64	space, obj, site;	/* of the load */
 	u64	slot;
 	u64	copy_space, copy_obj, copy_slot;	/* its copy, until its next operation */
+	u64	stack_lo, stack_hi;	/* the locals its frames stored to, 0: none seen */
 };
 
 struct refcnt_slot_track {
@@ -180,6 +181,27 @@ u64 refcnt_slot_track__loaded(struct refcnt_slot_track *st, const struct refcnt_
 	       t->slot : 0;
 }
 
+/* A local of @ev's frame: its thread's stack reaches there. */
+static void slot_track__framed(struct refcnt_slot_track *st, const struct refcnt_event *ev)
+{
+	struct slot_thread *t = slot_track__thread(st, ev->tid, true);
+
+	if (!t || !ev->slot)
+		return;
+	if (!t->stack_lo || ev->slot < t->stack_lo)
+		t->stack_lo = ev->slot;
+	if (ev->slot > t->stack_hi)
+		t->stack_hi = ev->slot;
+}
+
+bool refcnt_slot_track__on_stack(struct refcnt_slot_track *st, u32 tid, u64 addr)
+{
+	struct slot_thread *t = slot_track__thread(st, tid, false);
+
+	return t && t->stack_lo && addr + REFCNT_STACK_SLACK >= t->stack_lo &&
+	       addr <= t->stack_hi + REFCNT_STACK_SLACK;
+}
+
 /*
  * One word per address, whichever address space stored there last: a
  * store of another process's at the same address ends what was followed
@@ -193,6 +215,7 @@ int refcnt_slot_track__overwrite(struct refcnt_slot_track *st, const struct refc
 	int ret = 1;
 
 	if (ev->slot_where == REFCNT_SLOT_WHERE__FRAME) {
+		slot_track__framed(st, ev);
 		if (hashmap__delete(st->words, ev->slot, NULL, &w))
 			free(w);
 		return 0;
@@ -210,7 +233,7 @@ int refcnt_slot_track__overwrite(struct refcnt_slot_track *st, const struct refc
 	*prev = *w;
 	*w = (struct refcnt_slot_word){
 		.space = ev->space, .obj = ev->obj, .site = ev->site, .caller = ev->caller,
-		.type = ev->type, .borrowed = ev->slot_op == REFCNT_SLOT__COPY,
+		.time = ev->time, .type = ev->type, .borrowed = ev->slot_op == REFCNT_SLOT__COPY,
 	};
 	return ret;
 }

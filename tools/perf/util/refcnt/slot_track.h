@@ -54,6 +54,7 @@ u64 refcnt_slot_track__loaded(struct refcnt_slot_track *st, const struct refcnt_
 /* What a word of memory holds: the last store to it (its object and call). */
 struct refcnt_slot_word {
 	u64	space, obj, site, caller;
+	u64	time;		/* the store's */
 	/* the reference the store joined (its take's time and site), 0: none */
 	u64	ref_time, ref_site;
 	u8	type;
@@ -91,6 +92,14 @@ bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
  */
 bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 space, u64 slot,
 			       struct refcnt_slot_word *word);
+
+/*
+ * Is @addr on thread @tid's stack, as far as the locals its frames stored
+ * to say (within REFCNT_STACK_SLACK of them)? False if none was seen: a
+ * frame's struct can be told from a heap block only by where it is.
+ */
+#define REFCNT_STACK_SLACK	(256 * 1024ULL)
+bool refcnt_slot_track__on_stack(struct refcnt_slot_track *st, u32 tid, u64 addr);
 
 /* Does @st follow any word? */
 bool refcnt_slot_track__has_words(const struct refcnt_slot_track *st);
