@@ -162,64 +162,31 @@ const struct refcnt_free *refcnt_frees__find(struct refcnt_frees *fs, u64 space,
 	return last;
 }
 
-int refcnt_putters__add(struct refcnt_putters *p, u64 key)
+/* @key's entry in @p, or NULL */
+static struct refcnt_putter *putters__find(const struct refcnt_putters *p, u64 key)
 {
-	u64 *keys;
-
-	if (!key || p->full || refcnt_putters__has(p, key))
-		return 0;
-	if (p->nr >= REFCNT_PUTTERS_MAX) {
-		p->full = true;
-		refcnt_putters__exit(p);
-		return 0;
-	}
-	if (p->nr == p->alloc) {
-		u16 alloc = p->alloc ? p->alloc * 2 : 4;
-
-		keys = reallocarray(p->keys, alloc, sizeof(*keys));
-		if (!keys)
-			return -ENOMEM;
-		p->keys = keys;
-		p->alloc = alloc;
-	}
-	p->keys[p->nr++] = key;
-	return 0;
-}
-
-bool refcnt_putters__has(const struct refcnt_putters *p, u64 key)
-{
-	if (p->full)
-		return true;
 	for (u16 i = 0; i < p->nr; i++) {
-		if (p->keys[i] == key)
-			return true;
+		if (p->putters[i].key == key)
+			return &p->putters[i];
 	}
-	return false;
+	return NULL;
 }
 
-void refcnt_putters__exit(struct refcnt_putters *p)
+int refcnt_putters__add(struct refcnt_putters *p, u64 key, u64 slot)
 {
-	zfree(&p->keys);
-	p->nr = 0;
-	p->alloc = 0;
-}
-
-int refcnt_slot_putters__add(struct refcnt_slot_putters *p, u64 key, u64 slot)
-{
-	struct refcnt_slot_putter *putters;
+	struct refcnt_putter *putters, *known;
 
 	if (!key || p->full)
 		return 0;
-	for (u16 i = 0; i < p->nr; i++) {
-		if (p->putters[i].key == key) {
-			if (p->putters[i].slot != slot)
-				p->putters[i].slot = 0;
-			return 0;
-		}
+	known = putters__find(p, key);
+	if (known) {
+		if (known->slot != slot)
+			known->slot = 0;
+		return 0;
 	}
 	if (p->nr >= REFCNT_PUTTERS_MAX) {
 		p->full = true;
-		refcnt_slot_putters__exit(p);
+		refcnt_putters__exit(p);
 		return 0;
 	}
 	if (p->nr == p->alloc) {
@@ -231,33 +198,26 @@ int refcnt_slot_putters__add(struct refcnt_slot_putters *p, u64 key, u64 slot)
 		p->putters = putters;
 		p->alloc = alloc;
 	}
-	p->putters[p->nr++] = (struct refcnt_slot_putter){ .key = key, .slot = slot };
+	p->putters[p->nr++] = (struct refcnt_putter){ .key = key, .slot = slot };
 	return 0;
 }
 
-bool refcnt_slot_putters__in(const struct refcnt_slot_putters *p, u64 key, u64 lo, u64 size)
+bool refcnt_putters__has(const struct refcnt_putters *p, u64 key)
 {
-	if (p->full)
-		return true;
-	for (u16 i = 0; i < p->nr; i++) {
-		if (p->putters[i].key == key)
-			return !p->putters[i].slot || p->putters[i].slot - lo < size;
-	}
-	return false;
+	return p->full || putters__find(p, key);
 }
 
-bool refcnt_slot_putters__has(const struct refcnt_slot_putters *p, u64 key)
+bool refcnt_putters__in(const struct refcnt_putters *p, u64 key, u64 lo, u64 size)
 {
+	const struct refcnt_putter *known;
+
 	if (p->full)
 		return true;
-	for (u16 i = 0; i < p->nr; i++) {
-		if (p->putters[i].key == key)
-			return true;
-	}
-	return false;
+	known = putters__find(p, key);
+	return known && (!known->slot || known->slot - lo < size);
 }
 
-void refcnt_slot_putters__exit(struct refcnt_slot_putters *p)
+void refcnt_putters__exit(struct refcnt_putters *p)
 {
 	zfree(&p->putters);
 	p->nr = 0;

@@ -62,45 +62,34 @@ u64 refcnt_frees__dropped(const struct refcnt_frees *fs);
 
 /*
  * Functions that put an object (the callers of its puts, or those and the
- * functions above them): up to REFCNT_PUTTERS_MAX; past that, every
- * function may have, as far as it can tell.
+ * functions above them), each with the word whose reference its puts
+ * released, where a put loaded the object from a word that a store filled
+ * (slot_code.h): up to REFCNT_PUTTERS_MAX; past that, every function may
+ * have, from any word, as far as it can tell. A put of what a word outside
+ * a freed block held released that word's reference, not the block's: the
+ * table's reference that threads__remove_all_threads() dropped with its
+ * hashmap's entry, though it put the table's cache (last_match) of the
+ * same thread.
  */
 #define REFCNT_PUTTERS_MAX	64
 
-struct refcnt_putters {
-	u64	*keys;
-	u16	nr, alloc;
-	bool	full;
-};
-
-int refcnt_putters__add(struct refcnt_putters *p, u64 key);
-bool refcnt_putters__has(const struct refcnt_putters *p, u64 key);
-void refcnt_putters__exit(struct refcnt_putters *p);
-
-/*
- * Functions whose puts of an object each released the reference stored
- * in a word they loaded it from (slot_code.h), and that word; as many as
- * refcnt_putters keeps. Such a put released that word's reference, not
- * the one a freed block held elsewhere: the table's reference that
- * threads__remove_all_threads() dropped with its hashmap's entry, though
- * it put the table's cache (last_match) of the same thread.
- */
-struct refcnt_slot_putter {
+struct refcnt_putter {
 	u64	key;
-	u64	slot;	/* 0: more than one word */
+	u64	slot;	/* 0: a put from no known word, or from several */
 };
 
-struct refcnt_slot_putters {
-	struct refcnt_slot_putter	*putters;
-	u16				nr, alloc;
-	bool				full;
+struct refcnt_putters {
+	struct refcnt_putter	*putters;
+	u16			nr, alloc;
+	bool			full;
 };
 
-int refcnt_slot_putters__add(struct refcnt_slot_putters *p, u64 key, u64 slot);
-/* Did @key put the object from a word in [@lo, @lo + @size), or from several? */
-bool refcnt_slot_putters__in(const struct refcnt_slot_putters *p, u64 key, u64 lo, u64 size);
-/* Did @key put the object from any word? */
-bool refcnt_slot_putters__has(const struct refcnt_slot_putters *p, u64 key);
-void refcnt_slot_putters__exit(struct refcnt_slot_putters *p);
+/* @key put the object, from the word at @slot (0: not known). */
+int refcnt_putters__add(struct refcnt_putters *p, u64 key, u64 slot);
+/* Did @key put the object, from any word? */
+bool refcnt_putters__has(const struct refcnt_putters *p, u64 key);
+/* Did @key put the object from a word in [@lo, @lo + @size), or one not known? */
+bool refcnt_putters__in(const struct refcnt_putters *p, u64 key, u64 lo, u64 size);
+void refcnt_putters__exit(struct refcnt_putters *p);
 
 #endif /* __PERF_REFCNT_HEAP_FREE_H */

@@ -127,11 +127,10 @@ struct refcnt_lifetime {
 	bool			guessed;
 	/*
 	 * with the free() calls: the functions that put the object, and
-	 * those that called a put of it or called what did; those whose
-	 * puts released what a word they loaded held, apart
+	 * those that called a put of it or called what did, each with the
+	 * word whose reference its puts released, where one says
 	 */
 	struct refcnt_putters	put_by, put_below;
-	struct refcnt_slot_putters put_slotted_by, put_slotted_below;
 };
 
 /* A use after put kept until its kind is known, and how many times it was made. */
@@ -330,8 +329,6 @@ static void lifetime__free(struct refcnt_lifetime *lt)
 	refcnt_refset__exit(&lt->refs);
 	refcnt_putters__exit(&lt->put_by);
 	refcnt_putters__exit(&lt->put_below);
-	refcnt_slot_putters__exit(&lt->put_slotted_by);
-	refcnt_slot_putters__exit(&lt->put_slotted_below);
 	free(lt);
 }
 
@@ -1839,17 +1836,10 @@ static int lifetime__add_putters(struct refcnt_lifetime *lt, const struct refcnt
 {
 	int err;
 
-	if (slot) {
-		err = refcnt_slot_putters__add(&lt->put_slotted_by, ev->caller, slot) ?:
-		      refcnt_slot_putters__add(&lt->put_slotted_below, ev->caller, slot);
-		for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
-			err = refcnt_slot_putters__add(&lt->put_slotted_below, ev->up[i], slot);
-		return err;
-	}
-	err = refcnt_putters__add(&lt->put_by, ev->caller) ?:
-	      refcnt_putters__add(&lt->put_below, ev->caller);
+	err = refcnt_putters__add(&lt->put_by, ev->caller, slot) ?:
+	      refcnt_putters__add(&lt->put_below, ev->caller, slot);
 	for (int i = 0; i < REFCNT_UP_FRAMES && !err; i++)
-		err = refcnt_putters__add(&lt->put_below, ev->up[i]);
+		err = refcnt_putters__add(&lt->put_below, ev->up[i], slot);
 	return err;
 }
 
@@ -2543,11 +2533,9 @@ static int engine__scan_freed(struct refcnt_engine *engine, const struct refcnt_
  */
 static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
 {
-	return f->caller && f->audited && !refcnt_putters__has(&lt->put_below, f->caller) &&
-	       !refcnt_slot_putters__in(&lt->put_slotted_below, f->caller, f->block, f->size) &&
-	       (!f->up_caller ||
-		(!refcnt_putters__has(&lt->put_by, f->up_caller) &&
-		 !refcnt_slot_putters__in(&lt->put_slotted_by, f->up_caller, f->block, f->size)));
+	return f->caller && f->audited &&
+	       !refcnt_putters__in(&lt->put_below, f->caller, f->block, f->size) &&
+	       (!f->up_caller || !refcnt_putters__in(&lt->put_by, f->up_caller, f->block, f->size));
 }
 
 /*
@@ -2556,8 +2544,7 @@ static bool free__never_put(const struct refcnt_free *f, const struct refcnt_lif
  */
 static bool free__put_by(const struct refcnt_free *f, const struct refcnt_lifetime *lt)
 {
-	return refcnt_putters__has(&lt->put_by, f->caller) ||
-	       refcnt_slot_putters__in(&lt->put_slotted_by, f->caller, f->block, f->size);
+	return refcnt_putters__in(&lt->put_by, f->caller, f->block, f->size);
 }
 
 /*
@@ -3094,8 +3081,7 @@ static void engine__freed_stored(struct refcnt_engine *engine, struct refcnt_lif
 		const struct refcnt_ref *r = refcnt_refset__at(&lt->refs, i);
 
 		if (!r || r->lost_site || !r->freed_site ||
-		    refcnt_putters__has(&lt->put_below, r->freed_caller) ||
-		    refcnt_slot_putters__has(&lt->put_slotted_below, r->freed_caller))
+		    refcnt_putters__has(&lt->put_below, r->freed_caller))
 			continue;
 		if (refcnt_refset__set_lost(&lt->refs, i, r->freed_site, r->freed_caller, true)) {
 			engine->stats.freed_holding++;
