@@ -2159,6 +2159,42 @@ static int member_copied(int variant, struct collect *c)
 	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, c);
 }
 
+/*
+ * As member_copied(): H puts A from the word X copied it to with the
+ * struct, releasing nothing. Later P puts its own reference, and at once
+ * its callee Y puts the one G stored in Y's struct: two puts at once, each
+ * of a reference taken, and MAIN's put is a double put. The word says
+ * which put released nothing: X's copy, not P's (REFCNT_WHY__TWO_AT_ONCE).
+ */
+static int member_copied_at_once(struct collect *c)
+{
+	const u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	const u8 thread = refcnt_type_spec__index(refcnt_type_spec__find("thread"));
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, MAIN, 0x10, 1, 1),
+		EV(11, BORN, OBJ_B, MAIN, 0x20, 1, 1),
+		EV(12, GET, OBJ_A, P, 0x10, 1, 1),
+		EV(13, GET, OBJ_A, G, 0x10, 1, 2),
+		STORE_EV(14, OBJ_A, G, 0x10, SLOT_STRUCT + 0x40),
+		EV(15, GET, OBJ_B, X, 0x18, 1, 1),
+		STORE_EV(16, OBJ_B, X, 0x18, SLOT_STRUCT),
+		SLOT_EV(20, LOAD, OBJ_A, H, 0x10, 1, SLOT_STRUCT + 8),
+		EV(21, PUT, OBJ_A, H, 0x10, 1, 3),
+		EV(30, PUT, OBJ_A, P, 0x20, 1, 2),
+		SLOT_EV(31, LOAD, OBJ_A, Y, 0x10, 1, SLOT_STRUCT + 0x40),
+		EV(32, PUT, OBJ_A, Y, 0x10, 1, 1),
+		EV(33, DIES, OBJ_A, Y, 0x10, 1, 0),
+		EV(40, PUT, OBJ_A, MAIN, 0x30, 1, 0),
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].space = 1;
+		evs[i].type = evs[i].obj == OBJ_A ? map : thread;
+	}
+	evs[11].up[0] = FN_P;	/* Y called by P */
+	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, c);
+}
+
 int test__refcnt_attribution_member_copied(struct test_suite *test __maybe_unused,
 					   int subtest __maybe_unused)
 {
@@ -2184,6 +2220,12 @@ int test__refcnt_attribution_member_copied(struct test_suite *test __maybe_unuse
 	f = copied__finding(&c);
 	TEST_ASSERT_VAL("a put after the death: X's too", f && f->why == REFCNT_WHY__COPIED &&
 			refcnt_finding__site(f)->caller == FN_X);
+	TEST_ASSERT_VAL("engine", !member_copied_at_once(&c));
+	f = copied__finding(&c);
+	pr_debug("two puts at once after the copy's: %s at %#" PRIx64 "\n",
+		 f ? refcnt_site_why__name(f->why) : "none", f ? refcnt_finding__site(f)->site : 0);
+	TEST_ASSERT_VAL("the copy's word outweighs two puts at once",
+			f && f->why == REFCNT_WHY__COPIED && refcnt_finding__site(f)->caller == FN_X);
 	return TEST_OK;
 }
 

@@ -183,11 +183,16 @@ struct refcnt_object {
 enum culprit_level {
 	CULPRIT__NONE,
 	CULPRIT__NOT_ITS_OWN,	/* released no reference its function took */
+	CULPRIT__TWO_AT_ONCE,	/* a function put it, then a callee one more */
+	CULPRIT__ONE_MORE,	/* a function put its own, then one more */
+	/*
+	 * What the word a put loaded says outweighs when the puts came: a
+	 * teardown that drops two references it holds, at once, is no news
+	 * if a put before released what a word never held
+	 */
 	CULPRIT__MEMBER,	/* a put of a member copied with its struct, no get */
 	CULPRIT__BORROWED,	/* a put of a pointer copied with no get */
 	CULPRIT__COPIED,	/* ... by a copy constructor: the whole struct */
-	CULPRIT__TWO_AT_ONCE,	/* a function put it, then a callee one more */
-	CULPRIT__ONE_MORE,	/* a function put its own, then one more */
 };
 
 struct refcnt_engine {
