@@ -2195,6 +2195,74 @@ static int member_copied_at_once(struct collect *c)
 	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, c);
 }
 
+#define SLOT_TABLE	0x55505000ULL	/* a table's entry, in the heap */
+
+/*
+ * F makes A (a map); Y inserts it in a table, storing its own reference
+ * in the entry; F puts its own, then one more (Y's): A dies with the
+ * table's entry still pointing at it. malloc gives the block to B, a map
+ * G makes and puts (it dies). W then tears the table down: it loads the
+ * entry and puts what it points to, a double put of the address. The
+ * entry was filled before B was born: the put is A's table reference,
+ * lost by F's extra put (REFCNT_WHY__ONE_MORE), not B's. With @refilled,
+ * G stored B in the entry itself, and the put is of B's.
+ */
+static int earlier_word(bool refilled, struct collect *c)
+{
+	const u8 map = refcnt_type_spec__index(refcnt_type_spec__find("map"));
+	struct refcnt_event evs[] = {
+		EV(10, BORN, OBJ_A, F, 0x10, 1, 1),
+		EV(11, GET, OBJ_A, Y, 0x10, 1, 1),
+		STORE_EV(12, OBJ_A, Y, 0x10, SLOT_TABLE),
+		EV(13, PUT, OBJ_A, F, 0x20, 1, 2),
+		EV(14, PUT, OBJ_A, F, 0x28, 1, 1),
+		EV(15, DIES, OBJ_A, F, 0x28, 1, 0),
+		EV(20, BORN, OBJ_A, G, 0x10, 1, 1),
+		EV(21, GET, OBJ_A, G, 0x18, 1, 1),			/* @refilled */
+		STORE_EV(22, OBJ_A, G, 0x18, SLOT_TABLE),		/* @refilled */
+		EV(23, PUT, OBJ_A, G, 0x20, 1, 1),
+		EV(24, DIES, OBJ_A, G, 0x20, 1, 0),
+		SLOT_EV(30, LOAD, OBJ_A, W, 0x10, 1, SLOT_TABLE),
+		EV(31, PUT, OBJ_A, W, 0x10, 1, 0),
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(evs); i++) {
+		evs[i].space = 1;
+		evs[i].type = map;
+	}
+	evs[0].up[0] = FN_MAIN;
+	evs[3].up[0] = FN_MAIN;
+	evs[4].up[0] = FN_MAIN;
+	if (refilled) {
+		evs[9].live = 2;	/* G's put leaves the entry's */
+		evs[10].obj = 0;	/* left out: the engine ignores them */
+		evs[12].live = 1;
+	} else {
+		evs[7].obj = 0;
+		evs[8].obj = 0;
+	}
+	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_A, c);
+}
+
+int test__refcnt_attribution_earlier_word(struct test_suite *test __maybe_unused,
+					  int subtest __maybe_unused)
+{
+	const struct refcnt_finding *f;
+	struct collect c;
+
+	TEST_ASSERT_VAL("engine", !earlier_word(false, &c));
+	f = copied__finding(&c);
+	pr_debug("a put of an earlier lifetime's entry: %s at %#" PRIx64 "\n",
+		 f ? refcnt_site_why__name(f->why) : "none", f ? refcnt_finding__site(f)->site : 0);
+	TEST_ASSERT_VAL("the earlier lifetime's extra put", f &&
+			f->kind == REFCNT_FINDING__DOUBLE_PUT && f->has_culprit &&
+			f->why == REFCNT_WHY__ONE_MORE &&
+			refcnt_finding__site(f)->site == FN_F + 0x28);
+	TEST_ASSERT_VAL("engine", !earlier_word(true, &c));
+	TEST_ASSERT_VAL("the entry refilled with B: no double put", !copied__finding(&c));
+	return TEST_OK;
+}
+
 int test__refcnt_attribution_member_copied(struct test_suite *test __maybe_unused,
 					   int subtest __maybe_unused)
 {

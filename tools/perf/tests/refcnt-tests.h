@@ -57,6 +57,7 @@ int test__refcnt_attribution_slot_home(struct test_suite *test, int subtest);
 int test__refcnt_attribution_copied(struct test_suite *test, int subtest);
 int test__refcnt_attribution_member_copied(struct test_suite *test, int subtest);
 int test__refcnt_attribution_copied_sized(struct test_suite *test, int subtest);
+int test__refcnt_attribution_earlier_word(struct test_suite *test, int subtest);
 int test__refcnt_attribution_freed_holder(struct test_suite *test, int subtest);
 int test__refcnt_attribution_neighbours_put(struct test_suite *test, int subtest);
 int test__refcnt_attribution_param_store(struct test_suite *test, int subtest);

@@ -187,6 +187,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_member_copied),
 	TEST_CASE("refcnt attribution: a cloned object is no bigger than its type's freed blocks",
 		  refcnt_attribution_copied_sized),
+	TEST_CASE("refcnt attribution: a put of what a word kept of a dead lifetime is that one's",
+		  refcnt_attribution_earlier_word),
 	TEST_CASE("refcnt attribution: a double put is the copy's that kept a pointer, no get",
 		  refcnt_attribution_slot_borrowed),
 	TEST_CASE("refcnt attribution: a leak is the free's of a holder that never put it",

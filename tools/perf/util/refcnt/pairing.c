@@ -133,6 +133,12 @@ struct refcnt_lifetime {
 	struct refcnt_putters	put_by, put_below;
 };
 
+/* An earlier lifetime's likeliest extra put (refcnt_object.prev) */
+struct prev_culprit {
+	struct refcnt_ref	culprit;
+	u8			level;		/* enum culprit_level */
+};
+
 /* A use after put kept until its kind is known, and how many times it was made. */
 struct deferred_use {
 	struct refcnt_finding	f;
@@ -177,6 +183,12 @@ struct refcnt_object {
 	/* born last by a copy constructor (refcnt_event.born_clone), and when */
 	u64			clone_fn;
 	u64			clone_time;
+	/*
+	 * When this lifetime started, and the likeliest extra put of the one
+	 * before at the address (above CULPRIT__NOT_ITS_OWN), if it had one
+	 */
+	u64			born_time;
+	struct prev_culprit	*prev;
 };
 
 /* How likely a put is the extra one, least first (see engine__put()). */
@@ -351,6 +363,7 @@ void refcnt_engine__delete(struct refcnt_engine *engine)
 			lifetime__free(object->live);
 		refcnt_suspects__exit(&object->suspects);
 		free(object->uses);
+		free(object->prev);
 		free(object);
 	}
 	hashmap__free(engine->objects);
@@ -625,13 +638,36 @@ static int engine__use_after_put(struct refcnt_engine *engine, struct refcnt_obj
 }
 
 /* Start the next lifetime at @object's address. */
+/*
+ * A new lifetime starts at @object's address: keep the last one's
+ * likeliest extra put, if it had a likely one, for a put of a reference
+ * that lifetime stored (engine__earlier_word()). Returns 0 or -ENOMEM.
+ */
+static int object__keep_culprit(struct refcnt_object *object)
+{
+	if (!object->generation || object->culprit_level <= CULPRIT__NOT_ITS_OWN) {
+		zfree(&object->prev);
+		return 0;
+	}
+	if (!object->prev) {
+		object->prev = malloc(sizeof(*object->prev));
+		if (!object->prev)
+			return -ENOMEM;
+	}
+	object->prev->culprit = object->culprit;
+	object->prev->level = object->culprit_level;
+	return 0;
+}
+
 static int engine__start(struct refcnt_engine *engine, struct refcnt_object *object,
 			 const struct refcnt_event *ev)
 {
 	struct refcnt_lifetime *lt = zalloc(sizeof(*lt));
 
-	if (!lt)
+	if (!lt || object__keep_culprit(object)) {
+		free(lt);
 		return -ENOMEM;
+	}
 	engine__tell_uses(engine, object);
 	lt->object = object;
 	lt->missed_at_start = engine->missed[ev->type];
@@ -649,6 +685,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	refcnt_suspects__reset(&object->suspects);
 	object->dead_gets = 0;
 	object->clone_fn = 0;	/* a birth sets it after */
+	object->born_time = ev->time;
 	engine->stats.objects[ev->type]++;
 	engine->stats.live_lifetimes++;
 	return 0;
@@ -1561,9 +1598,9 @@ static enum refcnt_confidence lifetime__pick(struct refcnt_lifetime *lt,
 
 /* @put is the likely extra put of @object's lifetime if none likelier came first. */
 /* Why a finding names @object's culprit. */
-static enum refcnt_site_why object__culprit_why(const struct refcnt_object *object)
+static enum refcnt_site_why culprit_level__why(u8 level)
 {
-	switch (object->culprit_level) {
+	switch (level) {
 	case CULPRIT__BORROWED:		return REFCNT_WHY__BORROWED;
 	case CULPRIT__MEMBER:
 	case CULPRIT__COPIED:		return REFCNT_WHY__COPIED;
@@ -1600,7 +1637,7 @@ static void engine__blame(const struct refcnt_engine *engine,
 	f->why = REFCNT_WHY__EVENT;
 	if (object->culprit_level > CULPRIT__NOT_ITS_OWN) {
 		culprit = &object->culprit;
-		f->why = object__culprit_why(object);
+		f->why = culprit_level__why(object->culprit_level);
 	} else {
 		culprit = refcnt_suspects__pick(&object->suspects, engine->model, object->type);
 		if (culprit) {
@@ -1998,6 +2035,28 @@ static int engine__dies(struct refcnt_engine *engine, struct refcnt_object *obje
 	return 0;
 }
 
+/*
+ * Double put @f of @object's dead lifetime released what the word at
+ * @slot held, stored there with a reference taken before that lifetime
+ * started: a reference of the lifetime before, whose block malloc gave
+ * the new object while the word still pointed there (a map freed under
+ * its maps, then a clone born at its address). Named at that lifetime's
+ * likeliest extra put, not at this one's.
+ */
+static void engine__earlier_word(struct refcnt_engine *engine, const struct refcnt_object *object,
+				 struct refcnt_finding *f, u64 slot)
+{
+	struct refcnt_slot_word w;
+
+	if (!slot || !object->prev || !refcnt_slot_track__word(engine->slot_track, slot, &w) ||
+	    w.space != object->key.space || w.obj != object->key.addr || w.borrowed ||
+	    !w.ref_time || w.ref_time >= object->born_time)
+		return;
+	f->culprit = object->prev->culprit;
+	f->has_culprit = true;
+	f->why = culprit_level__why(object->prev->level);
+}
+
 /* A get or put on a lifetime that died, before its address was reborn. */
 static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *object,
 			   const struct refcnt_event *ev, struct refcnt_step *step)
@@ -2005,6 +2064,7 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 	bool uncertain = object->uncertain ||
 			 object->lost_at_death != engine->missed[object->type];
 	struct refcnt_finding f = { .other = object->release };
+	u64 slot;
 
 	if (ev->op == REFCNT_OP__PUT && object->dead_gets) {
 		/* balances a use after put, already reported */
@@ -2019,13 +2079,14 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 		return engine__use_after_put(engine, object, &f, uncertain);
 	}
 	f.kind = REFCNT_FINDING__DOUBLE_PUT;
+	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	/* a put of what a copy stored after its death, as before it */
-	engine__word_culprit(engine, object, &f.ref,
-			     refcnt_slot_track__loaded(engine->slot_track, ev));
+	engine__word_culprit(engine, object, &f.ref, slot);
 	/* it did not die clean after all */
 	if (refcnt_suspects__teach(&object->suspects, engine->model, object->type, false))
 		return -ENOMEM;
 	engine__blame(engine, object, &f);
+	engine__earlier_word(engine, object, &f, slot);
 	engine__report(engine, object, &f, uncertain);
 	object->extra_put = true;
 	step->finding = f.kind;
