@@ -2292,8 +2292,8 @@ int test__refcnt_attribution_member_copied(struct test_suite *test __maybe_unuse
 	f = copied__finding(&c);
 	pr_debug("two puts at once after the copy's: %s at %#" PRIx64 "\n",
 		 f ? refcnt_site_why__name(f->why) : "none", f ? refcnt_finding__site(f)->site : 0);
-	TEST_ASSERT_VAL("the copy's word outweighs two puts at once",
-			f && f->why == REFCNT_WHY__COPIED && refcnt_finding__site(f)->caller == FN_X);
+	TEST_ASSERT_VAL("the copy's word outweighs two puts at once", f &&
+			f->why == REFCNT_WHY__COPIED && refcnt_finding__site(f)->caller == FN_X);
 	return TEST_OK;
 }
 
