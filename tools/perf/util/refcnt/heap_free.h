@@ -71,7 +71,7 @@ u64 refcnt_frees__dropped(const struct refcnt_frees *fs);
  * hashmap's entry, though it put the table's cache (last_match) of the
  * same thread.
  */
-#define REFCNT_PUTTERS_MAX	64
+#define REFCNT_PUTTERS_MAX	128
 
 struct refcnt_putter {
 	u64	key;

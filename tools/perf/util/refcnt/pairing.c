@@ -189,6 +189,7 @@ struct refcnt_object {
 	 */
 	u64			born_time;
 	struct prev_culprit	*prev;
+	bool			await_free;	/* died: its block's free is next */
 };
 
 /* How likely a put is the extra one, least first (see engine__put()). */
@@ -686,6 +687,7 @@ static int engine__start(struct refcnt_engine *engine, struct refcnt_object *obj
 	object->dead_gets = 0;
 	object->clone_fn = 0;	/* a birth sets it after */
 	object->born_time = ev->time;
+	object->await_free = false;
 	engine->stats.objects[ev->type]++;
 	engine->stats.live_lifetimes++;
 	return 0;
@@ -698,6 +700,7 @@ static void engine__end_lifetime(struct refcnt_engine *engine, struct refcnt_obj
 	lifetime__free(object->live);
 	object->live = NULL;
 	object->dead = true;
+	object->await_free = true;
 	object->lost_at_death = engine->missed[object->type];
 	engine->stats.live_lifetimes--;
 }
@@ -1623,11 +1626,12 @@ static void object__culprit(struct refcnt_object *object, const struct refcnt_re
 }
 
 /*
- * Who the over-release of @object by @put (f->ref) is blamed on: a put by
- * a function that released its own and at once one more, or whose callee
- * put it again at once; else the put that releases nothing (suspects.h);
- * else the first put that released none its function took. Naming @put
- * itself, the event is the site.
+ * Who the over-release of @object by @put (f->ref) is blamed on: a put
+ * whose word says it released nothing (engine__word_culprit()); else a
+ * put by a function that released its own and at once one more, or whose
+ * callee put it again at once; else the put that releases nothing
+ * (suspects.h); else the first put that released none its function took.
+ * Naming @put itself, the event is the site.
  */
 static void engine__blame(const struct refcnt_engine *engine,
 			  const struct refcnt_object *object, struct refcnt_finding *f)
@@ -1808,6 +1812,20 @@ static void engine__neighbours_put(struct refcnt_engine *engine, const struct re
 }
 
 /*
+ * Is @n, a word beside the one put @put loaded @object from (what a store
+ * put there last: @w, or NULL), a member the function that filled the
+ * struct stored since, with a get (a copy joins none, unless a get of
+ * what it copied came next), before the put? Not of @object's type.
+ */
+static bool word__filled_beside(const struct refcnt_slot_word *n,
+				const struct refcnt_object *object, const struct refcnt_ref *put,
+				const struct refcnt_slot_word *w)
+{
+	return n->space == object->key.space && n->ref_time && n->caller &&
+	       n->type != object->type && n->time <= put->time && (!w || w->time < n->time);
+}
+
+/*
  * A put of what the word at @slot held, where no store put @object since
  * the function that filled its struct stored the members beside it, each
  * with its get (a struct copied whole, then a get of each member it
@@ -1817,14 +1835,17 @@ static void engine__neighbours_put(struct refcnt_engine *engine, const struct re
  * beside it, of its type, are no members (engine__neighbours_put()); nor
  * is a struct on the stack evidence: what a frame stores in its own
  * locals is not followed (add_callchain_ip()'s map_symbol, next to the
- * addr_location that thread__find_map() filled). Returns whether it named
- * one.
+ * addr_location that thread__find_map() filled); nor are members that two
+ * functions stored (a setter since, the block next door), nor those the
+ * putting function stored (it replaces one member, then puts another).
+ * Returns whether it named one.
  */
 static bool engine__member_put(struct refcnt_engine *engine, struct refcnt_object *object,
 			       const struct refcnt_ref *put, u64 slot)
 {
-	struct refcnt_slot_word w, n, fill = { .time = 0 };
-	bool stored;
+	struct refcnt_slot_word w = { .time = 0 }, n, fill = { .time = 0 };
+	struct refcnt_ref culprit;
+	bool stored, found = false;
 
 	if (!slot || engine->stats.slot_words_full ||
 	    refcnt_slot_track__on_stack(engine->slot_track, put->tid, slot))
@@ -1837,21 +1858,25 @@ static bool engine__member_put(struct refcnt_engine *engine, struct refcnt_objec
 		u64 word = slot + d * (s64)sizeof(u64);
 
 		if (!d || !refcnt_slot_track__word(engine->slot_track, word, &n) ||
-		    n.space != object->key.space || n.borrowed || !n.ref_time || !n.caller ||
-		    n.type == object->type || n.time > put->time || (stored && w.time >= n.time))
+		    !word__filled_beside(&n, object, put, stored ? &w : NULL))
 			continue;
-		if (n.time > fill.time)
+		/* filled by two functions (a setter since, another block): no one filler */
+		if (found && n.caller != fill.caller)
+			return false;
+		if (!found || n.time > fill.time)
 			fill = n;
+		found = true;
 	}
-	if (fill.time) {
-		struct refcnt_ref culprit = *put;
-
-		culprit.site = fill.site;
-		culprit.caller = fill.caller;
-		culprit.scope = 0;
-		object__culprit(object, &culprit, CULPRIT__MEMBER);
-	}
-	return fill.time != 0;
+	/* a function that stores one member, then puts another, replaces it */
+	if (!found || fill.caller == put->caller)
+		return false;
+	culprit = *put;
+	culprit.site = fill.site;
+	culprit.caller = fill.caller;
+	culprit.scope = 0;
+	object__culprit(object, &culprit, CULPRIT__MEMBER);
+	engine->stats.members_copied++;
+	return true;
 }
 
 /*
@@ -1961,7 +1986,8 @@ static int engine__put(struct refcnt_engine *engine, struct refcnt_object *objec
 		return -ENOMEM;
 
 	/*
-	 * The likely extra put, the first of the likeliest kind: a function
+	 * The likely extra put, the first of the likeliest kind, after what
+	 * the put's word said (engine__put_pair()): a function
 	 * that released the reference it took, and at once one more (the
 	 * same thread, nothing in between); a function that put one, then
 	 * had a callee put another (hist_entry__delete() and its
@@ -2542,14 +2568,20 @@ static void engine__block_freed(struct refcnt_engine *engine, const struct refcn
 	}
 }
 
-/* Block @f was freed: if an object of the audited types was in it, how big it is */
+/*
+ * Block @f was freed: if it is the first free of an object's address
+ * since it died, that object's block, how big it is. A later free there
+ * is of another block malloc made of the memory, maybe a bigger one.
+ */
 static void engine__type_freed(struct refcnt_engine *engine, const struct refcnt_free *f)
 {
 	struct refcnt_space_addr key = { .space = f->space, .addr = f->block };
 	struct refcnt_object *object;
 
-	if (hashmap__find(engine->objects, &key, &object) && object->type < REFCNT_TYPE__MAX_NR &&
-	    f->size > engine->type_bytes[object->type])
+	if (!hashmap__find(engine->objects, &key, &object) || !object->await_free)
+		return;
+	object->await_free = false;
+	if (object->type < REFCNT_TYPE__MAX_NR && f->size > engine->type_bytes[object->type])
 		engine->type_bytes[object->type] = f->size;
 }
 

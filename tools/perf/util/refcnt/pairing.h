@@ -482,6 +482,7 @@ struct refcnt_engine_stats {
 	u64	slots_stored;	/* references whose slot a store showed */
 	u64	slot_loads;	/* puts whose argument a load showed the slot of */
 	u64	slot_pairs;	/* of those, paired by the slot */
+	u64	members_copied;	/* of those, of a member copied with its struct */
 	u64	overwritten;	/* references whose slot was stored over */
 	u64	slots_homed;	/* of those stored, in a caller's frame */
 	u64	slot_words_full;	/* stores not followed: too many words */

@@ -257,10 +257,11 @@ void refcnt_report__print_header(struct refcnt_report *rep, const char *input)
 		printf("# slots: %" PRIu64 " events; %" PRIu64
 		       " references stored where a probe saw it (%" PRIu64
 		       " in a caller's frame), %" PRIu64
-		       " puts loaded from one, %" PRIu64 " of them paired by it; %" PRIu64
+		       " puts loaded from one, %" PRIu64 " of them paired by it, %" PRIu64
+		       " of a member copied without a get; %" PRIu64
 		       " stored over by another call\n",
 		       rep->slot_samples, st->slots_stored, st->slots_homed, st->slot_loads,
-		       st->slot_pairs, st->overwritten);
+		       st->slot_pairs, st->members_copied, st->overwritten);
 	if (rep->free_samples)
 		printf("# frees: %" PRIu64 " free() calls; %" PRIu64
 		       " leaks told at the free of a block that held them\n",

@@ -402,10 +402,24 @@ static bool slot_insn__leaves(const cs_insn *insn)
 	       x86->operands[0].type == X86_OP_REG && x86->operands[0].reg == X86_REG_RBP;
 }
 
+/* Does a direct jump of the @n instructions at @insn go to @addr? */
+static bool slot__jumped_to(csh handle, const cs_insn *insn, size_t n, u64 addr)
+{
+	for (size_t i = 0; i < n; i++) {
+		const cs_x86 *x86 = &insn[i].detail->x86;
+
+		if (cs_insn_group(handle, &insn[i], X86_GRP_JUMP) && x86->op_count == 1 &&
+		    x86->operands[0].type == X86_OP_IMM && (u64)x86->operands[0].imm == addr)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Can code reach (@lo, @hi] other than by falling through from @lo: a
- * direct jump into it, or an indirect one anywhere (a jump table), but
- * one that leaves the function (slot_insn__leaves())?
+ * direct jump into it, or an indirect one anywhere (a jump table), except
+ * one that leaves the function (slot_insn__leaves(), and no path comes to
+ * it but through the frame's restore)?
  */
 static bool slot__entered(csh handle, const cs_insn *insn, size_t n, u64 lo, u64 hi)
 {
@@ -415,7 +429,8 @@ static bool slot__entered(csh handle, const cs_insn *insn, size_t n, u64 lo, u64
 		if (!cs_insn_group(handle, &insn[i], X86_GRP_JUMP))
 			continue;
 		if (x86->op_count != 1 || x86->operands[0].type != X86_OP_IMM) {
-			if (i && slot_insn__leaves(&insn[i - 1]))
+			if (i && slot_insn__leaves(&insn[i - 1]) &&
+			    !slot__jumped_to(handle, insn, n, insn[i].address))
 				continue;
 			return true;
 		}

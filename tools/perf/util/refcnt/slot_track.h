@@ -93,12 +93,14 @@ bool refcnt_slot_track__word(struct refcnt_slot_track *st, u64 slot,
 bool refcnt_slot_track__forget(struct refcnt_slot_track *st, u64 space, u64 slot,
 			       struct refcnt_slot_word *word);
 
+/* How far past the locals seen a thread's stack may reach, in bytes */
+#define REFCNT_STACK_SLACK	(256 * 1024ULL)
+
 /*
  * Is @addr on thread @tid's stack, as far as the locals its frames stored
  * to say (within REFCNT_STACK_SLACK of them)? False if none was seen: a
  * frame's struct can be told from a heap block only by where it is.
  */
-#define REFCNT_STACK_SLACK	(256 * 1024ULL)
 bool refcnt_slot_track__on_stack(struct refcnt_slot_track *st, u32 tid, u64 addr);
 
 /* Does @st follow any word? */
