@@ -138,6 +138,11 @@ static int slot_found(u64 target __maybe_unused, const struct refcnt_slot_insn *
 	return 0;
 }
 
+static int kept_found(size_t range __maybe_unused, const struct refcnt_slot_insn *si, void *arg)
+{
+	return slot_found(0, si, arg);
+}
+
 /* The slots in store_load with @len bytes at @off replaced by @bytes. */
 static int slots_with(size_t off, const u8 *bytes, size_t len, struct slot_seen *seen)
 {
@@ -330,6 +335,80 @@ static int test__refcnt_probe_copy_slots(struct test_suite *test __maybe_unused)
 	TEST_ASSERT_VAL("not from a local", !copy_of(copy_local, sizeof(copy_local), &si));
 	TEST_ASSERT_VAL("not into a local",
 			!copy_of(copy_into_local, sizeof(copy_into_local), &si));
+	return TEST_OK;
+}
+
+/*
+ * A borrowed pointer kept across a call in a callee-saved register, then
+ * stored on one branch (thread__find_map(): maps = thread__maps(thread)
+ * at the top, al->maps = maps further down, with no get).
+ */
+static const u8 kept_local[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x41, 0x57, 0x53,	/* +0x0 push %rbp; mov %rsp,%rbp; ... */
+	0x48, 0x89, 0xd3,				/* +0x7 mov %rdx,%rbx */
+	0x4c, 0x8b, 0x3f,				/* +0xa mov (%rdi),%r15 */
+	0x4c, 0x89, 0xff,				/* +0xd mov %r15,%rdi */
+	0xe8, 0xeb, 0x01, 0x00, 0x00,			/* +0x10 call FN+0x200 */
+	0x48, 0x85, 0xc0, 0x74, 0x04,			/* +0x15 test %rax,%rax; je +0x1e */
+	0x4c, 0x89, 0x7b, 0x08,				/* +0x1a mov %r15,0x8(%rbx) */
+	0x5b, 0x41, 0x5f, 0x5d, 0xc3,			/* +0x1e pop %rbx; pop %r15; ... */
+};
+
+/* the same, then passed to a call right after the store: counted there (a get) */
+static const u8 kept_counted[] = {
+	0x55, 0x48, 0x89, 0xe5, 0x41, 0x57, 0x53, 0x48, 0x89, 0xd3,
+	0x4c, 0x8b, 0x3f, 0x4c, 0x89, 0xff, 0xe8, 0xeb, 0x01, 0x00, 0x00,
+	0x48, 0x85, 0xc0, 0x74, 0x0c,
+	0x4c, 0x89, 0x7b, 0x08,				/* +0x1a mov %r15,0x8(%rbx) */
+	0x4c, 0x89, 0xff, 0xe8, 0xda, 0x01, 0x00, 0x00,	/* +0x1e mov %r15,%rdi; call */
+	0x5b, 0x41, 0x5f, 0x5d, 0xc3,
+};
+
+/* Each store that kept_local (@code, with @len bytes at @off replaced by @bytes) keeps. */
+static int kept_with(const u8 *code, size_t size, size_t off, const u8 *bytes, size_t len,
+		     const char *reg, struct slot_seen *seen)
+{
+	const struct refcnt_slot_range range = {
+		.lo = FN, .hi = FN + size, .reg = reg, .kept = true,
+	};
+	u8 patched[64];
+
+	if (size > sizeof(patched) || off + len > size)
+		return -1;
+	memcpy(patched, code, size);
+	if (len)
+		memcpy(patched + off, bytes, len);
+	memset(seen, 0, sizeof(*seen));
+	return refcnt_slot__copies(patched, size, FN, &range, 1, kept_found, seen);
+}
+
+static int test__refcnt_probe_kept_slots(struct test_suite *test __maybe_unused)
+{
+	static const u8 second_def[] = { 0x49, 0x89, 0xc7 };	/* mov %rax,%r15 */
+	static const u8 source_stored[] = { 0x48, 0x89, 0x1f };	/* mov %rbx,(%rdi) */
+	/* mov -0x8(%rbp),%r15; xchg %ax,%ax */
+	static const u8 from_frame[] = { 0x4c, 0x8b, 0x7d, 0xf8, 0x66, 0x90 };
+	struct slot_seen seen;
+	size_t size = sizeof(kept_local);
+
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0, NULL, 0, "%r15", &seen));
+	TEST_ASSERT_VAL("a pointer loaded once, kept across a call, stored on a branch",
+			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__COPY &&
+			seen.si[0].vaddr == FN + 0x1a && seen.si[0].load == FN + 0xa &&
+			!strcmp(seen.si[0].base, "%bx") && seen.si[0].disp == 8 &&
+			!strcmp(seen.si[0].value, "%r15") && !seen.si[0].frame);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0, NULL, 0, "%bx", &seen));
+	TEST_ASSERT_VAL("not another register", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, second_def, 3, "%r15", &seen));
+	TEST_ASSERT_VAL("not a register written twice", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, source_stored, 3, "%r15",
+					   &seen));
+	TEST_ASSERT_VAL("not where the word it was read from is stored to", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xa, from_frame, 6, "%r15", &seen));
+	TEST_ASSERT_VAL("not a pointer read from a local", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_counted, sizeof(kept_counted), 0, NULL, 0,
+					   "%r15", &seen));
+	TEST_ASSERT_VAL("not with a call on it right after", seen.nr == 0);
 	return TEST_OK;
 }
 
@@ -555,6 +634,7 @@ int test__refcnt_probe_slots(struct test_suite *test __maybe_unused, int subtest
 			seen.nr == 1 && seen.si[0].op == REFCNT_SLOT__STORE &&
 			seen.si[0].vaddr == FN + 0x5);
 	return test__refcnt_probe_vector_slots(test) ?: test__refcnt_probe_copy_slots(test) ?:
-	       test__refcnt_probe_param_slots(test) ?: test__refcnt_probe_tail_call_slots(test);
+	       test__refcnt_probe_param_slots(test) ?: test__refcnt_probe_tail_call_slots(test) ?:
+	       test__refcnt_probe_kept_slots(test);
 #endif
 }

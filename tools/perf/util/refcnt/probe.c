@@ -75,7 +75,8 @@ struct refcnt_func {
 
 /*
  * An inlined copy of a function that is passed a pointer to an audited
- * type in a register, and may store it (slot_code.h: REFCNT_SLOT__COPY).
+ * type in a register, or a local variable of that type that a function
+ * keeps in one, and may store it (slot_code.h: REFCNT_SLOT__COPY).
  */
 struct refcnt_setter {
 	struct refcnt_slot_range range;	/* its code where the parameter is in a register */
@@ -981,7 +982,7 @@ static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
  * code that may store it.
  */
 static int resolver__add_setter_locs(struct refcnt_resolver *r, Dwarf_Die *param, int type,
-				     u64 lo, u64 hi, u64 start, u64 end)
+				     u64 lo, u64 hi, u64 start, u64 end, bool kept)
 {
 	Dwarf_Addr base, from, to;
 	Dwarf_Attribute attr;
@@ -1006,7 +1007,7 @@ static int resolver__add_setter_locs(struct refcnt_resolver *r, Dwarf_Die *param
 			return -ENOMEM;
 		r->setters = set;
 		r->setters[r->nr_setters++] = (struct refcnt_setter){
-			.range = { .lo = from, .hi = to, .reg = loc.reg },
+			.range = { .lo = from, .hi = to, .reg = loc.reg, .kept = kept },
 			.start = start, .end = end, .type = type,
 		};
 	}
@@ -1024,7 +1025,7 @@ static int resolver__add_setter_ranges(struct refcnt_resolver *r, Dwarf_Die *inl
 	for (int i = 0; !err && i < 64 && (off = dwarf_ranges(inl, off, &base, &lo, &hi)) > 0;
 	     i++) {
 		if (lo < hi && lo >= start && hi <= end)
-			err = resolver__add_setter_locs(r, param, type, lo, hi, start, end);
+			err = resolver__add_setter_locs(r, param, type, lo, hi, start, end, false);
 	}
 	return err;
 }
@@ -1055,6 +1056,31 @@ static int resolver__add_setter(struct refcnt_resolver *r, Dwarf_Die *inl, Dwarf
 			err = resolver__add_setter_ranges(r, inl, &param, t, start, end);
 	} while (!err && dwarf_siblingof(&param, &param) == 0);
 	return err;
+}
+
+/*
+ * A local variable @var of function @sp, outside the refcount API, that
+ * points to an audited type: where it is in a register, the code that may
+ * store it, a borrowed pointer kept (refcnt_slot_range's kept).
+ */
+static int resolver__add_local(struct refcnt_resolver *r, Dwarf_Die *var, Dwarf_Die *sp)
+{
+	Dwarf_Die origin, type, *typed;
+	Dwarf_Addr start, end;
+	Dwarf_Attribute attr;
+	int t;
+
+	if (!sp || dwarf_lowpc(sp, &start) || dwarf_highpc(sp, &end) ||
+	    resolver__find(r, dwarf_diename(sp)))
+		return 0;
+	typed = dwarf_attr(var, DW_AT_abstract_origin, &attr) &&
+		dwarf_formref_die(&attr, &origin) ? &origin : var;
+	if (!die_get_real_type(typed, &type))
+		return 0;
+	t = refcnt_die__pointed_type(&type, 1);
+	if (t < 0 || !(r->rp->type_mask & (1UL << t)))
+		return 0;
+	return resolver__add_setter_locs(r, var, t, start, end, start, end, true);
 }
 
 /* Where @param of a function out of line is at its entry @start: a register's uprobe name. */
@@ -1154,6 +1180,13 @@ static int resolver__walk(struct refcnt_resolver *r, Dwarf_Die *die, Dwarf_Die *
 			break;
 		case DW_TAG_lexical_block:
 			break;
+		case DW_TAG_variable:
+			if (r->rp->want_slots) {
+				ret = resolver__add_local(r, die, sp);
+				if (ret)
+					return ret;
+			}
+			continue;
 		default:
 			continue;
 		}

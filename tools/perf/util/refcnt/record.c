@@ -186,7 +186,7 @@ static void refcnt_record__print_probes(const struct refcnt_probes *rp, const ch
 			loads);
 		pr_info("perf refcnt: %d of the stores follow a lookup's call; %d are probed on the call or jump after them: no single step\n",
 			lookups, deferred);
-		pr_info("perf refcnt: %d more where an inlined setter stores a pointer read from a struct, with no get\n",
+		pr_info("perf refcnt: %d more where an inlined setter, or a local kept across calls, stores a pointer read from a struct, with no get\n",
 			copies);
 		pr_info("perf refcnt: %d more where a setter out of line stores the pointer it was passed\n",
 			params);

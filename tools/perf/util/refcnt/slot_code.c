@@ -640,6 +640,25 @@ static bool slot__counted_after(csh handle, const cs_insn *insn, size_t n, size_
 	return false;
 }
 
+/* @si: the copy stored at @insn[@i] from @reg, which @insn[@load] read from another word. */
+static void slot__copy_fill(const cs_insn *insn, size_t i, size_t load, x86_reg reg,
+			    struct refcnt_slot_insn *si)
+{
+	const cs_x86_op *dst = &insn[i].detail->x86.operands[0];
+
+	memset(si, 0, sizeof(*si));
+	si->op = REFCNT_SLOT__COPY;
+	si->vaddr = insn[i].address;
+	si->store = insn[i].address;
+	si->call = insn[i].address;
+	si->load = insn[load].address;
+	si->value = refcnt_x86_reg_name(reg);
+	si->store_value = si->value;
+	si->base = slot__base(dst->mem.base);
+	si->disp = dst->mem.disp;
+	si->frame = slot__frame(dst->mem.base, si->disp);
+}
+
 /*
  * Is @insn[@i] a copy of a pointer, in @reg, from one word of memory to
  * another, neither a local of the frame (refcnt_slot_where: a local is
@@ -677,34 +696,98 @@ static bool slot__copy_at(csh handle, const cs_insn *insn, size_t n, size_t i, x
 	    slot__entered(handle, insn, n, insn[j].address, insn[i].address) ||
 	    slot__moved(handle, insn, n, j, i) || slot__counted_after(handle, insn, n, i, reg))
 		return false;
-	memset(si, 0, sizeof(*si));
-	si->op = REFCNT_SLOT__COPY;
-	si->vaddr = insn[i].address;
-	si->store = insn[i].address;
-	si->call = insn[i].address;
-	si->load = insn[j].address;
-	si->value = refcnt_x86_reg_name(reg);
-	si->store_value = si->value;
-	si->base = slot__base(dst->mem.base);
-	si->disp = dst->mem.disp;
-	si->frame = slot__frame(dst->mem.base, si->disp);
+	slot__copy_fill(insn, i, j, reg, si);
 	return true;
 }
 
-/* The first copy in @range of the function's @n instructions, if one: @si. */
-static bool slot__copy_in_range(csh handle, const cs_insn *insn, size_t n,
-				const struct refcnt_slot_range *range, struct refcnt_slot_insn *si)
+/* A register a call leaves as it was (the x86-64 SysV ABI's callee-saved). */
+static bool reg__callee_saved(x86_reg reg)
 {
-	x86_reg r = slot__base_reg(range->reg);
+	static const x86_reg saved[] = {
+		X86_REG_RBX, X86_REG_RBP, X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
+	};
 
-	if (r == X86_REG_INVALID || r == X86_REG_RSP)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		if (insn[i].address >= range->lo && insn[i].address < range->hi &&
-		    slot__copy_at(handle, insn, n, i, r, si))
+	for (size_t i = 0; i < ARRAY_SIZE(saved); i++) {
+		if (saved[i] == reg)
 			return true;
 	}
 	return false;
+}
+
+/*
+ * Is @insn[@i] a store of a pointer that a local keeps in callee-saved
+ * register @reg across calls (DWARF says a variable of an audited pointer
+ * type is there), loaded from another word of memory by the one
+ * instruction of the function that writes @reg (its saves and restores
+ * aside), before the store: a borrowed pointer kept, with no get of its
+ * own (al->maps = maps, where maps = thread__maps(thread) at the top)?
+ * Not if the function stores to the word it was loaded from (a move), nor
+ * if the pointer is counted right after the store. Then @si.
+ */
+static bool slot__kept_copy_at(csh handle, const cs_insn *insn, size_t n, size_t i, x86_reg reg,
+			       struct refcnt_slot_insn *si)
+{
+	const cs_x86 *x86 = &insn[i].detail->x86;
+	const cs_x86_op *dst = &x86->operands[0], *src;
+	size_t def = n;
+
+	if (!reg__callee_saved(reg) || reg == X86_REG_RBP || insn[i].id != X86_INS_MOV ||
+	    x86->op_count != 2 || !op__slot(dst) || op__reg64(&x86->operands[1]) != reg ||
+	    refcnt_x86_reg64(dst->mem.base) == reg || slot__frame(dst->mem.base, dst->mem.disp))
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		if (insn[k].id == X86_INS_PUSH || insn[k].id == X86_INS_POP ||
+		    !refcnt_x86_insn_writes(handle, &insn[k], reg))
+			continue;
+		if (def < n)
+			return false;	/* written twice: whose value is stored is not known */
+		def = k;
+	}
+	if (def >= i || insn[def].id != X86_INS_MOV || insn[def].detail->x86.op_count != 2 ||
+	    op__reg64(&insn[def].detail->x86.operands[0]) != reg)
+		return false;
+	src = &insn[def].detail->x86.operands[1];
+	if (!op__slot(src) || slot__frame(src->mem.base, src->mem.disp) ||
+	    refcnt_x86_reg64(src->mem.base) == reg ||
+	    (src->mem.base == dst->mem.base && src->mem.disp == dst->mem.disp))
+		return false;
+	for (size_t k = 0; k < n; k++) {
+		if (slot_insn__stores_to(&insn[k], src))
+			return false;
+	}
+	if (slot__counted_after(handle, insn, n, i, reg))
+		return false;
+	slot__copy_fill(insn, i, def, reg, si);
+	return true;
+}
+
+/*
+ * The copies in @range (@k of the ranges) of the function's @n
+ * instructions, each to @found: a setter's first, a kept local's every one.
+ */
+static int slot__copies_in_range(csh handle, const cs_insn *insn, size_t n,
+				 const struct refcnt_slot_range *range, size_t k,
+				 int (*found)(size_t range, const struct refcnt_slot_insn *si,
+					      void *arg),
+				 void *arg)
+{
+	x86_reg r = slot__base_reg(range->reg);
+	struct refcnt_slot_insn si;
+	int err = 0;
+
+	if (r == X86_REG_INVALID || r == X86_REG_RSP)
+		return 0;
+	for (size_t i = 0; i < n && !err; i++) {
+		if (insn[i].address < range->lo || insn[i].address >= range->hi)
+			continue;
+		if (range->kept ? slot__kept_copy_at(handle, insn, n, i, r, &si) :
+				  slot__copy_at(handle, insn, n, i, r, &si)) {
+			err = found(k, &si, arg);
+			if (!range->kept)
+				break;
+		}
+	}
+	return err;
 }
 
 /*
@@ -746,16 +829,14 @@ int refcnt_slot__copies(const u8 *code, size_t size, u64 start,
 			int (*found)(size_t range, const struct refcnt_slot_insn *si, void *arg),
 			void *arg)
 {
-	struct refcnt_slot_insn si;
 	cs_insn *insn;
 	csh handle;
 	size_t n = slot__decode(code, size, start, 0, &handle, &insn);
 	int err = 0;
 
 	for (size_t k = 0; slot__decoded_whole(insn, n, start, size) && k < nr && !err; k++) {
-		if (ranges[k].lo >= start && ranges[k].hi <= start + size &&
-		    slot__copy_in_range(handle, insn, n, &ranges[k], &si))
-			err = found(k, &si, arg);
+		if (ranges[k].lo >= start && ranges[k].hi <= start + size)
+			err = slot__copies_in_range(handle, insn, n, &ranges[k], k, found, arg);
 	}
 	if (n)
 		slot__decoded_free(&handle, insn, n);
@@ -817,20 +898,6 @@ bool refcnt_slot__store_from(const u8 *code, size_t size, u64 vaddr, const char 
 
 /* How far from its entry a setter's store may be, in instructions */
 #define SLOT_PARAM_INSNS	32
-
-/* A register a call leaves as it was (the x86-64 SysV ABI's callee-saved). */
-static bool reg__callee_saved(x86_reg reg)
-{
-	static const x86_reg saved[] = {
-		X86_REG_RBX, X86_REG_RBP, X86_REG_R12, X86_REG_R13, X86_REG_R14, X86_REG_R15,
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(saved); i++) {
-		if (saved[i] == reg)
-			return true;
-	}
-	return false;
-}
 
 /*
  * How @insn moves the stack pointer down (a push, a subtraction of a

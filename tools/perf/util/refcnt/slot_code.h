@@ -122,15 +122,23 @@ bool refcnt_slot__param_store(const u8 *code, size_t size, u64 vaddr, const char
 bool refcnt_slot__copy_in(const u8 *code, size_t size, u64 start, u64 lo, u64 hi,
 			  const char *reg, struct refcnt_slot_insn *si);
 
-/* Code where a parameter is in a register (refcnt_slot__copies()). */
+/*
+ * Code where a parameter is in a register (refcnt_slot__copies()), or a
+ * local kept in a callee-saved one (@kept): its every store of a pointer
+ * that the function's one write of that register loaded from another
+ * word, however many calls and branches lie between (a borrowed pointer
+ * kept: al->maps = maps, with maps = thread__maps(thread) at the top).
+ */
 struct refcnt_slot_range {
 	u64		lo, hi;
 	const char	*reg;		/* a uprobe name: "%dx" */
+	bool		kept;
 };
 
 /*
  * refcnt_slot__copy_in() for each of @nr ranges in the same function,
- * with one disassembly of it: @found gets each range's copy (its index).
+ * with one disassembly of it: @found gets each range's copy (its index),
+ * a kept local's every one.
  * Returns 0, or the first negative value @found returns.
  */
 int refcnt_slot__copies(const u8 *code, size_t size, u64 start,
