@@ -2382,6 +2382,80 @@ int test__refcnt_attribution_slot_borrowed(struct test_suite *test __maybe_unuse
 	return TEST_OK;
 }
 
+/*
+ * @early: the object dies of H's put of what F copied into a word with
+ * no get (a lookup that keeps its holder's pointer in its result with no
+ * get, put by the result's exit); Y gets it after the death: it died
+ * early of H's put, a double put named at F's copy. Else it dies of its
+ * own put; Y gets it (a use after put); F copies the dead pointer, and
+ * H puts what that copy stored: a double put, not H's put balancing Y's
+ * get, since the word held no reference. With @copy false, F's stores
+ * follow gets of their own and nothing says so: a use after put only.
+ */
+static int slot_borrowed_dead(bool early, bool copy, struct collect *c)
+{
+	struct refcnt_event evs[] = {
+		EV(30, BORN, OBJ_D, MAIN, 0x50, 1, 1),
+		STORE_EV(31, OBJ_D, MAIN, 0x50, SLOT_NODE),
+		STORE_EV(32, OBJ_D, F, 0x40, SLOT_COPY),	/* !early: left out */
+		SLOT_EV(33, LOAD, OBJ_D, H, 0x10, 1, SLOT_COPY),
+		EV(34, PUT, OBJ_D, H, 0x10, 1, 1),
+		EV(35, DIES, OBJ_D, H, 0x10, 1, 0),
+		EV(36, GET, OBJ_D, Y, 0x20, 1, 0),
+		STORE_EV(37, OBJ_D, F, 0x40, SLOT_COPY),	/* early: left out */
+		SLOT_EV(38, LOAD, OBJ_D, H, 0x10, 1, SLOT_COPY),	/* early: out */
+		EV(39, PUT, OBJ_D, H, 0x10, 1, 0),		/* early: left out */
+	};
+	slot_stream__type(evs, ARRAY_SIZE(evs), "maps");
+	evs[2].slot_op = copy ? REFCNT_SLOT__COPY : REFCNT_SLOT__STORE;
+	evs[7].slot_op = evs[2].slot_op;
+	if (early) {
+		for (int i = 7; i <= 9; i++)
+			evs[i].obj = 0;		/* the engine ignores them */
+	} else {
+		evs[2].obj = 0;
+		evs[3].slot = SLOT_NODE;	/* its own reference's put */
+	}
+	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_D, c);
+}
+
+/* The first finding of @kind in @c, if any. */
+static const struct refcnt_finding *collect__first(const struct collect *c,
+						   enum refcnt_finding_kind kind)
+{
+	for (int i = 0; i < c->nr_findings; i++) {
+		if (c->findings[i].kind == kind)
+			return &c->findings[i];
+	}
+	return NULL;
+}
+
+int test__refcnt_attribution_slot_borrowed_dead(struct test_suite *test __maybe_unused,
+						int subtest __maybe_unused)
+{
+	const struct refcnt_finding *f;
+	struct collect c;
+
+	for (int early = 1; early >= 0; early--) {
+		TEST_ASSERT_VAL("engine", !slot_borrowed_dead(early, true, &c));
+		f = collect__first(&c, REFCNT_FINDING__DOUBLE_PUT);
+		pr_debug("%s: %s\n", early ? "died of a copy's put, then used" :
+			 "a copy's put after a use after put",
+			 f ? refcnt_site_why__name(f->why) : "no double put");
+		TEST_ASSERT_VAL("a double put named at the copy with no get",
+				f && f->why == REFCNT_WHY__BORROWED &&
+				refcnt_finding__site(f)->caller == FN_F &&
+				refcnt_finding__site(f)->site == FN_F + 0x40);
+		TEST_ASSERT_VAL("the use: its consequence",
+				!collect__first(&c, REFCNT_FINDING__USE_AFTER_PUT));
+		TEST_ASSERT_VAL("engine", !slot_borrowed_dead(early, false, &c));
+		TEST_ASSERT_VAL("stores with a get: a use after put only",
+				!collect__first(&c, REFCNT_FINDING__DOUBLE_PUT) &&
+				collect__first(&c, REFCNT_FINDING__USE_AFTER_PUT));
+	}
+	return TEST_OK;
+}
+
 #define HOLDER_BLOCK	0x55503000ULL	/* a holder's array, in the heap */
 #define CACHE_WORD	0x55504000ULL	/* a word outside it: a cache of one */
 

@@ -53,6 +53,7 @@ int test__refcnt_attribution_slot_overwritten(struct test_suite *test, int subte
 int test__refcnt_attribution_insert_then_get(struct test_suite *test, int subtest);
 int test__refcnt_attribution_static_cache(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_borrowed(struct test_suite *test, int subtest);
+int test__refcnt_attribution_slot_borrowed_dead(struct test_suite *test, int subtest);
 int test__refcnt_attribution_slot_home(struct test_suite *test, int subtest);
 int test__refcnt_attribution_copied(struct test_suite *test, int subtest);
 int test__refcnt_attribution_member_copied(struct test_suite *test, int subtest);

@@ -191,6 +191,8 @@ static struct test_case refcnt_tests[] = {
 		  refcnt_attribution_earlier_word),
 	TEST_CASE("refcnt attribution: a double put is the copy's that kept a pointer, no get",
 		  refcnt_attribution_slot_borrowed),
+	TEST_CASE("refcnt attribution: a put of a copy's word is a double put; a use, its result",
+		  refcnt_attribution_slot_borrowed_dead),
 	TEST_CASE("refcnt attribution: a leak is the free's of a holder that never put it",
 		  refcnt_attribution_freed_holder),
 	TEST_CASE("refcnt attribution: a leak its struct's teardown left, putting its neighbours",

@@ -1661,6 +1661,16 @@ static void engine__blame(const struct refcnt_engine *engine,
 	f->has_culprit = true;
 }
 
+/* Does the word at @slot hold @object, stored there by a copy with no get? */
+static bool engine__borrowed_word(const struct refcnt_engine *engine,
+				  const struct refcnt_object *object, u64 slot)
+{
+	struct refcnt_slot_word w;
+
+	return slot && refcnt_slot_track__word(engine->slot_track, slot, &w) && w.borrowed &&
+	       w.space == object->key.space && w.obj == object->key.addr;
+}
+
 /*
  * A put of what the word at @slot held, which a copy stored there with no
  * get (a borrowed pointer kept): the reference it releases was never that
@@ -2083,6 +2093,30 @@ static void engine__earlier_word(struct refcnt_engine *engine, const struct refc
 	f->why = culprit_level__why(object->prev->level);
 }
 
+/*
+ * A use after put of @object, one of whose puts released no reference by
+ * what its word said (a put of what a copy stored with no get): the object
+ * died early of that put, as a double put would show. Reported once, as a
+ * double put named where the word says; the uses are its consequences.
+ */
+static void engine__died_early(struct refcnt_engine *engine, struct refcnt_object *object,
+			       bool uncertain)
+{
+	struct refcnt_finding f = {
+		.kind = REFCNT_FINDING__DOUBLE_PUT,
+		.other = object->release,
+	};
+
+	if (object->extra_put || object->culprit_level < CULPRIT__MEMBER)
+		return;
+	f.ref = object->culprit;
+	f.culprit = object->culprit;
+	f.has_culprit = true;
+	f.why = culprit_level__why(object->culprit_level);
+	engine__report(engine, object, &f, uncertain);
+	object->extra_put = true;
+}
+
 /* A get or put on a lifetime that died, before its address was reborn. */
 static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *object,
 			   const struct refcnt_event *ev, struct refcnt_step *step)
@@ -2090,10 +2124,14 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 	bool uncertain = object->uncertain ||
 			 object->lost_at_death != engine->missed[object->type];
 	struct refcnt_finding f = { .other = object->release };
-	u64 slot;
+	u64 slot = ev->op == REFCNT_OP__PUT ? refcnt_slot_track__loaded(engine->slot_track, ev) : 0;
 
-	if (ev->op == REFCNT_OP__PUT && object->dead_gets) {
-		/* balances a use after put, already reported */
+	/*
+	 * It balances a use after put, already reported; not if it put what
+	 * a copy stored with no get: that word held no reference at all.
+	 */
+	if (ev->op == REFCNT_OP__PUT && object->dead_gets &&
+	    !engine__borrowed_word(engine, object, slot)) {
 		object->dead_gets--;
 		return 0;
 	}
@@ -2102,10 +2140,10 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 		f.kind = REFCNT_FINDING__USE_AFTER_PUT;
 		object->dead_gets++;
 		step->finding = f.kind;
+		engine__died_early(engine, object, uncertain);
 		return engine__use_after_put(engine, object, &f, uncertain);
 	}
 	f.kind = REFCNT_FINDING__DOUBLE_PUT;
-	slot = refcnt_slot_track__loaded(engine->slot_track, ev);
 	/* a put of what a copy stored after its death, as before it */
 	engine__word_culprit(engine, object, &f.ref, slot);
 	/* it did not die clean after all */
