@@ -1677,18 +1677,16 @@ static bool engine__borrowed_word(const struct refcnt_engine *engine,
  * word's, and the copy is the likeliest cause of an over-release. Named at
  * the copy, with the put's callchain.
  */
-static void engine__borrowed_put(struct refcnt_engine *engine, struct refcnt_object *object,
-				 const struct refcnt_ref *put, u64 slot)
+static void engine__borrowed_put(struct refcnt_object *object, const struct refcnt_ref *put,
+				 const struct refcnt_slot_word *w)
 {
-	struct refcnt_slot_word w;
 	struct refcnt_ref culprit;
 
-	if (!refcnt_slot_track__word(engine->slot_track, slot, &w) || !w.borrowed ||
-	    w.space != object->key.space || w.obj != object->key.addr)
+	if (!w || !w->borrowed || w->space != object->key.space || w->obj != object->key.addr)
 		return;
 	culprit = *put;
-	culprit.site = w.site;
-	culprit.caller = w.caller;
+	culprit.site = w->site;
+	culprit.caller = w->caller;
 	culprit.scope = 0;
 	object__culprit(object, &culprit, CULPRIT__BORROWED);
 }
@@ -1731,10 +1729,10 @@ static struct refcnt_object *engine__holder_at(const struct refcnt_engine *engin
  * callchain.
  */
 static void engine__cloned_put(struct refcnt_engine *engine, struct refcnt_object *object,
-			       const struct refcnt_ref *put, u64 slot)
+			       const struct refcnt_ref *put, u64 slot,
+			       const struct refcnt_slot_word *w)
 {
 	struct refcnt_object *holder;
-	struct refcnt_slot_word w;
 	struct refcnt_ref culprit;
 
 	if (!slot || engine->stats.slot_words_full)
@@ -1746,9 +1744,8 @@ static void engine__cloned_put(struct refcnt_engine *engine, struct refcnt_objec
 	 * A store of it there by the constructor (its get, before the birth
 	 * returned), or by anyone since
 	 */
-	if (refcnt_slot_track__word(engine->slot_track, slot, &w) &&
-	    w.space == object->key.space && w.obj == object->key.addr &&
-	    (w.caller == holder->clone_fn || w.ref_time >= holder->clone_time))
+	if (w && w->space == object->key.space && w->obj == object->key.addr &&
+	    (w->caller == holder->clone_fn || w->ref_time >= holder->clone_time))
 		return;
 	culprit = *put;
 	culprit.site = holder->clone_fn;
@@ -1788,6 +1785,47 @@ static u32 engine__word_ref(const struct refcnt_engine *engine, const struct ref
 #define REFCNT_NEIGHBOUR_WORDS	3
 
 /*
+ * Each word within REFCNT_NEIGHBOUR_WORDS of @slot that a store of @space
+ * filled with an object not of @type (an array's entries are of one type:
+ * a struct's members are not), to @member, until it returns false.
+ */
+static void engine__members_beside(struct refcnt_engine *engine, u64 slot, u64 space, u8 type,
+				   bool (*member)(u64 word, const struct refcnt_slot_word *n,
+						  void *arg),
+				   void *arg)
+{
+	for (int d = -REFCNT_NEIGHBOUR_WORDS; d <= REFCNT_NEIGHBOUR_WORDS; d++) {
+		u64 word = slot + d * (s64)sizeof(u64);
+		struct refcnt_slot_word n;
+
+		if (d && refcnt_slot_track__word(engine->slot_track, word, &n) &&
+		    n.space == space && n.type != type && !member(word, &n, arg))
+			return;
+	}
+}
+
+/* What engine__neighbours_put() looks for beside a word: its filler's other stores. */
+struct neighbours_put {
+	struct refcnt_engine		*engine;
+	const struct refcnt_event	*ev;
+	u64				filler;
+};
+
+static bool neighbour__put_by(u64 word, const struct refcnt_slot_word *n, void *arg)
+{
+	struct neighbours_put *np = arg;
+	struct refcnt_lifetime *lt;
+	u32 pos;
+
+	if (n->caller != np->filler || n->borrowed)
+		return true;
+	pos = engine__word_ref(np->engine, n, word, &lt);
+	if (pos != REFSET_NONE)
+		refcnt_refset__set_kin(&lt->refs, pos, np->ev->site, np->ev->caller);
+	return true;
+}
+
+/*
  * Put @ev released the reference stored in the word at @slot: those that
  * the function which stored it stored beside it (a struct's members),
  * still outstanding there, were left by @ev's function, if that is
@@ -1800,39 +1838,53 @@ static u32 engine__word_ref(const struct refcnt_engine *engine, const struct ref
 static void engine__neighbours_put(struct refcnt_engine *engine, const struct refcnt_event *ev,
 				   u64 slot)
 {
-	struct refcnt_slot_word w, n;
-	struct refcnt_lifetime *lt;
-	u32 pos;
+	struct neighbours_put np = { .engine = engine, .ev = ev };
+	struct refcnt_slot_word w;
 
 	if (!refcnt_slot_track__word(engine->slot_track, slot, &w) || w.space != ev->space ||
 	    !w.caller || w.caller == ev->caller || w.borrowed)
 		return;
-	for (int d = -REFCNT_NEIGHBOUR_WORDS; d <= REFCNT_NEIGHBOUR_WORDS; d++) {
-		u64 word = slot + d * (s64)sizeof(u64);
-
-		/* an array's entries are of one type: a struct's members are not */
-		if (!d || !refcnt_slot_track__word(engine->slot_track, word, &n) ||
-		    n.space != ev->space || n.caller != w.caller || n.borrowed ||
-		    n.type == ev->type)
-			continue;
-		pos = engine__word_ref(engine, &n, word, &lt);
-		if (pos != REFSET_NONE)
-			refcnt_refset__set_kin(&lt->refs, pos, ev->site, ev->caller);
-	}
+	np.filler = w.caller;
+	engine__members_beside(engine, slot, ev->space, ev->type, neighbour__put_by, &np);
 }
 
 /*
- * Is @n, a word beside the one put @put loaded @object from (what a store
- * put there last: @w, or NULL), a member the function that filled the
- * struct stored since, with a get (a copy joins none, unless a get of
- * what it copied came next), before the put? Not of @object's type.
+ * Is @n, a word beside the one put @put loaded its object from (what a
+ * store put there last: @w, or NULL), a member the function that filled
+ * the struct stored since, with a get (a copy joins none, unless a get of
+ * what it copied came next), before the put? (engine__members_beside()
+ * passes only words of another type than the object's.)
  */
-static bool word__filled_beside(const struct refcnt_slot_word *n,
-				const struct refcnt_object *object, const struct refcnt_ref *put,
+static bool word__filled_beside(const struct refcnt_slot_word *n, const struct refcnt_ref *put,
 				const struct refcnt_slot_word *w)
 {
-	return n->space == object->key.space && n->ref_time && n->caller &&
-	       n->type != object->type && n->time <= put->time && (!w || w->time < n->time);
+	return n->ref_time && n->caller && n->time <= put->time && (!w || w->time < n->time);
+}
+
+/* What engine__member_put() looks for beside a word: the one function that filled them. */
+struct member_fill {
+	const struct refcnt_ref		*put;
+	const struct refcnt_slot_word	*w;
+	struct refcnt_slot_word		fill;
+	bool				found, two;
+};
+
+static bool member__filled_by(u64 word __maybe_unused, const struct refcnt_slot_word *n,
+			      void *arg)
+{
+	struct member_fill *mf = arg;
+
+	if (!word__filled_beside(n, mf->put, mf->w))
+		return true;
+	/* filled by two functions (a setter since, another block): no one filler */
+	if (mf->found && n->caller != mf->fill.caller) {
+		mf->two = true;
+		return false;
+	}
+	if (!mf->found || n->time > mf->fill.time)
+		mf->fill = *n;
+	mf->found = true;
+	return true;
 }
 
 /*
@@ -1851,38 +1903,28 @@ static bool word__filled_beside(const struct refcnt_slot_word *n,
  * Returns whether it named one.
  */
 static bool engine__member_put(struct refcnt_engine *engine, struct refcnt_object *object,
-			       const struct refcnt_ref *put, u64 slot)
+			       const struct refcnt_ref *put, u64 slot,
+			       const struct refcnt_slot_word *w)
 {
-	struct refcnt_slot_word w = { .time = 0 }, n, fill = { .time = 0 };
+	struct member_fill mf = { .put = put };
 	struct refcnt_ref culprit;
-	bool stored, found = false;
 
 	if (!slot || engine->stats.slot_words_full ||
 	    refcnt_slot_track__on_stack(engine->slot_track, put->tid, slot))
 		return false;
-	stored = refcnt_slot_track__word(engine->slot_track, slot, &w) &&
-		 w.space == object->key.space;
-	if (stored && w.obj == object->key.addr)
+	if (w && w->space != object->key.space)
+		w = NULL;	/* another process's word: nothing stored there for this one */
+	if (w && w->obj == object->key.addr)
 		return false;
-	for (int d = -REFCNT_NEIGHBOUR_WORDS; d <= REFCNT_NEIGHBOUR_WORDS; d++) {
-		u64 word = slot + d * (s64)sizeof(u64);
-
-		if (!d || !refcnt_slot_track__word(engine->slot_track, word, &n) ||
-		    !word__filled_beside(&n, object, put, stored ? &w : NULL))
-			continue;
-		/* filled by two functions (a setter since, another block): no one filler */
-		if (found && n.caller != fill.caller)
-			return false;
-		if (!found || n.time > fill.time)
-			fill = n;
-		found = true;
-	}
+	mf.w = w;
+	engine__members_beside(engine, slot, object->key.space, object->type,
+			       member__filled_by, &mf);
 	/* a function that stores one member, then puts another, replaces it */
-	if (!found || fill.caller == put->caller)
+	if (!mf.found || mf.two || mf.fill.caller == put->caller)
 		return false;
 	culprit = *put;
-	culprit.site = fill.site;
-	culprit.caller = fill.caller;
+	culprit.site = mf.fill.site;
+	culprit.caller = mf.fill.caller;
 	culprit.scope = 0;
 	object__culprit(object, &culprit, CULPRIT__MEMBER);
 	engine->stats.members_copied++;
@@ -1897,10 +1939,16 @@ static bool engine__member_put(struct refcnt_engine *engine, struct refcnt_objec
 static void engine__word_culprit(struct refcnt_engine *engine, struct refcnt_object *object,
 				 const struct refcnt_ref *put, u64 slot)
 {
-	engine__borrowed_put(engine, object, put, slot);
+	struct refcnt_slot_word stored;
+	const struct refcnt_slot_word *w;
+
+	if (!slot)
+		return;
+	w = refcnt_slot_track__word(engine->slot_track, slot, &stored) ? &stored : NULL;
+	engine__borrowed_put(object, put, w);
 	/* the struct its neighbours say, not whatever audited object lies below */
-	if (!engine__member_put(engine, object, put, slot))
-		engine__cloned_put(engine, object, put, slot);
+	if (!engine__member_put(engine, object, put, slot, w))
+		engine__cloned_put(engine, object, put, slot, w);
 }
 
 /*
