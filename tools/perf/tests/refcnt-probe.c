@@ -388,6 +388,10 @@ static int test__refcnt_probe_kept_slots(struct test_suite *test __maybe_unused)
 	static const u8 source_stored[] = { 0x48, 0x89, 0x1f };	/* mov %rbx,(%rdi) */
 	/* mov -0x8(%rbp),%r15; xchg %ax,%ax */
 	static const u8 from_frame[] = { 0x4c, 0x8b, 0x7d, 0xf8, 0x66, 0x90 };
+	/* lock incl (%r15); nopl 0x0(%rax): an inlined get in place of the call */
+	static const u8 counted[] = { 0xf0, 0x41, 0xff, 0x07, 0x0f, 0x1f, 0x40, 0x00 };
+	/* lea (%rdi),%rdi: the word's address taken (zfree(&t->maps)) */
+	static const u8 address_taken[] = { 0x48, 0x8d, 0x3f };
 	struct slot_seen seen;
 	size_t size = sizeof(kept_local);
 
@@ -397,8 +401,13 @@ static int test__refcnt_probe_kept_slots(struct test_suite *test __maybe_unused)
 			seen.si[0].vaddr == FN + 0x1a && seen.si[0].load == FN + 0xa &&
 			!strcmp(seen.si[0].base, "%bx") && seen.si[0].disp == 8 &&
 			!strcmp(seen.si[0].value, "%r15") && !seen.si[0].frame);
-	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0, NULL, 0, "%bx", &seen));
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0, NULL, 0, "%r12", &seen));
 	TEST_ASSERT_VAL("not another register", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, counted, 8, "%r15", &seen));
+	TEST_ASSERT_VAL("not with an inlined get between", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, address_taken, 3, "%r15",
+					   &seen));
+	TEST_ASSERT_VAL("not where the word it was read from is passed on", seen.nr == 0);
 	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, second_def, 3, "%r15", &seen));
 	TEST_ASSERT_VAL("not a register written twice", seen.nr == 0);
 	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, source_stored, 3, "%r15",

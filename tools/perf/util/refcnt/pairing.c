@@ -2143,9 +2143,13 @@ static void engine__earlier_word(struct refcnt_engine *engine, const struct refc
 
 /*
  * A use after put of @object, one of whose puts released no reference by
- * what its word said (a put of what a copy stored with no get): the object
- * died early of that put, as a double put would show. Reported once, as a
- * double put named where the word says; the uses are its consequences.
+ * what its word said (a put of what a copy stored with no get, or of a
+ * clone's member its constructor did not take): the object died early of
+ * that put, as a double put would show. Reported once, as a double put
+ * named where the word says; the uses are its consequences. Not where an
+ * over-release was reported already: that row names the put. Not on the
+ * member rule's word alone (the stores beside it): a guess from its
+ * neighbours would turn a use after put of another cause into its own.
  */
 static void engine__died_early(struct refcnt_engine *engine, struct refcnt_object *object,
 			       bool uncertain)
@@ -2155,8 +2159,12 @@ static void engine__died_early(struct refcnt_engine *engine, struct refcnt_objec
 		.other = object->release,
 	};
 
-	if (object->extra_put || object->culprit_level < CULPRIT__MEMBER)
+	if (object->extra_put || object->culprit_level < CULPRIT__BORROWED)
 		return;
+	if (object->over_released) {
+		object->extra_put = true;
+		return;
+	}
 	f.ref = object->culprit;
 	f.culprit = object->culprit;
 	f.has_culprit = true;

@@ -79,7 +79,7 @@ struct refcnt_func {
  * keeps in one, and may store it (slot_code.h: REFCNT_SLOT__COPY).
  */
 struct refcnt_setter {
-	struct refcnt_slot_range range;	/* its code where the parameter is in a register */
+	struct refcnt_slot_range range;	/* its code where the pointer is in a register */
 	u64		start, end;	/* the function it is inlined in */
 	u8		type;
 };
@@ -978,8 +978,8 @@ static void resolver__struct(struct refcnt_resolver *r, Dwarf_Die *die)
 
 /*
  * Where, in [@lo, @hi) of a function at [@start, @end), the parameter
- * @param of type @type is in a register (its location list): a setter's
- * code that may store it.
+ * @param of type @type (or a local variable, @kept) is in a register (its
+ * location list): a setter's code that may store it, or the function's.
  */
 static int resolver__add_setter_locs(struct refcnt_resolver *r, Dwarf_Die *param, int type,
 				     u64 lo, u64 hi, u64 start, u64 end, bool kept)

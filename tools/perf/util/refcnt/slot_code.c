@@ -715,47 +715,100 @@ static bool reg__callee_saved(x86_reg reg)
 }
 
 /*
+ * The one instruction of the function (@n instructions) that writes @reg,
+ * but for a prologue's save and an epilogue's restore (a pop of a register
+ * the function pushes): its index, or @n if none or more than one (whose
+ * value the register holds where is not known then).
+ */
+static size_t slot__only_write(csh handle, const cs_insn *insn, size_t n, x86_reg reg)
+{
+	bool saved = false;
+	size_t def = n;
+
+	for (size_t k = 0; k < n && !saved; k++) {
+		const cs_x86 *x86 = &insn[k].detail->x86;
+
+		saved = insn[k].id == X86_INS_PUSH && x86->op_count == 1 &&
+			op__reg64(&x86->operands[0]) == reg;
+	}
+	for (size_t k = 0; k < n; k++) {
+		if ((insn[k].id == X86_INS_POP && saved) ||
+		    !refcnt_x86_insn_writes(handle, &insn[k], reg))
+			continue;
+		if (def < n)
+			return n;
+		def = k;
+	}
+	return def;
+}
+
+/* A locked instruction on the object @reg points to (an inlined get) in [@from, @to)? */
+static bool slot__counted_between(const cs_insn *insn, size_t from, size_t to, x86_reg reg)
+{
+	for (size_t k = from; k < to; k++) {
+		const cs_x86 *x86 = &insn[k].detail->x86;
+
+		for (int o = 0; x86->prefix[0] == X86_PREFIX_LOCK && o < x86->op_count; o++) {
+			if (x86->operands[o].type == X86_OP_MEM &&
+			    refcnt_x86_reg64(x86->operands[o].mem.base) == reg)
+				return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Does the function store to the word @src names, or take its address
+ * (zfree(&s->p)): a move of what it read from there, not a second pointer?
+ * Only the same base register and displacement are told.
+ */
+static bool slot__word_touched(const cs_insn *insn, size_t n, const cs_x86_op *src)
+{
+	for (size_t k = 0; k < n; k++) {
+		const cs_x86 *x86 = &insn[k].detail->x86;
+
+		if (slot_insn__stores_to(&insn[k], src) ||
+		    (insn[k].id == X86_INS_LEA && x86->op_count == 2 &&
+		     x86->operands[1].type == X86_OP_MEM &&
+		     x86->operands[1].mem.base == src->mem.base &&
+		     x86->operands[1].mem.disp == src->mem.disp))
+			return true;
+	}
+	return false;
+}
+
+/*
  * Is @insn[@i] a store of a pointer that a local keeps in callee-saved
  * register @reg across calls (DWARF says a variable of an audited pointer
  * type is there), loaded from another word of memory by the one
- * instruction of the function that writes @reg (its saves and restores
- * aside), before the store: a borrowed pointer kept, with no get of its
- * own (al->maps = maps, where maps = thread__maps(thread) at the top)?
- * Not if the function stores to the word it was loaded from (a move), nor
- * if the pointer is counted right after the store. Then @si.
+ * instruction of the function that writes @reg, before the store: a
+ * borrowed pointer kept, with no get of its own (al->maps = maps, where
+ * maps = thread__maps(thread) at the top)? Not if a locked instruction on
+ * its object (an inlined get) lies between, the function touches the word
+ * it was loaded from (a move), or the pointer is counted right after the
+ * store. Then @si.
  */
 static bool slot__kept_copy_at(csh handle, const cs_insn *insn, size_t n, size_t i, x86_reg reg,
 			       struct refcnt_slot_insn *si)
 {
 	const cs_x86 *x86 = &insn[i].detail->x86;
 	const cs_x86_op *dst = &x86->operands[0], *src;
-	size_t def = n;
+	size_t def;
 
 	if (!reg__callee_saved(reg) || reg == X86_REG_RBP || insn[i].id != X86_INS_MOV ||
 	    x86->op_count != 2 || !op__slot(dst) || op__reg64(&x86->operands[1]) != reg ||
 	    refcnt_x86_reg64(dst->mem.base) == reg || slot__frame(dst->mem.base, dst->mem.disp))
 		return false;
-	for (size_t k = 0; k < n; k++) {
-		if (insn[k].id == X86_INS_PUSH || insn[k].id == X86_INS_POP ||
-		    !refcnt_x86_insn_writes(handle, &insn[k], reg))
-			continue;
-		if (def < n)
-			return false;	/* written twice: whose value is stored is not known */
-		def = k;
-	}
+	def = slot__only_write(handle, insn, n, reg);
 	if (def >= i || insn[def].id != X86_INS_MOV || insn[def].detail->x86.op_count != 2 ||
 	    op__reg64(&insn[def].detail->x86.operands[0]) != reg)
 		return false;
 	src = &insn[def].detail->x86.operands[1];
 	if (!op__slot(src) || slot__frame(src->mem.base, src->mem.disp) ||
 	    refcnt_x86_reg64(src->mem.base) == reg ||
-	    (src->mem.base == dst->mem.base && src->mem.disp == dst->mem.disp))
-		return false;
-	for (size_t k = 0; k < n; k++) {
-		if (slot_insn__stores_to(&insn[k], src))
-			return false;
-	}
-	if (slot__counted_after(handle, insn, n, i, reg))
+	    (src->mem.base == dst->mem.base && src->mem.disp == dst->mem.disp) ||
+	    slot__counted_between(insn, def + 1, i, reg) || slot__word_touched(insn, n, src) ||
+	    slot__counted_after(handle, insn, n, i, reg))
 		return false;
 	slot__copy_fill(insn, i, def, reg, si);
 	return true;
