@@ -2419,6 +2419,32 @@ static int slot_borrowed_dead(bool early, bool copy, struct collect *c)
 	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_D, c);
 }
 
+/*
+ * F copies the object's pointer with no get into a struct of its own
+ * frame (node_al.map = map), and H, which F calls (@below) or another
+ * function calls, puts what that local held (addr_location__exit()): the
+ * object dies, and Y gets it after. Below F, the put released nothing
+ * (a double put named at F's copy); from elsewhere, F's frame is gone and
+ * its word says nothing: a use after put only.
+ */
+static int slot_borrowed_frame(bool below, struct collect *c)
+{
+	struct refcnt_event evs[] = {
+		EV(30, BORN, OBJ_D, MAIN, 0x50, 1, 1),
+		STORE_EV(31, OBJ_D, MAIN, 0x50, SLOT_NODE),
+		STORE_EV(32, OBJ_D, F, 0x40, SLOT_LOCAL),
+		SLOT_EV(33, LOAD, OBJ_D, H, 0x10, 1, SLOT_LOCAL),
+		EV(34, PUT, OBJ_D, H, 0x10, 1, 1),
+		EV(35, DIES, OBJ_D, H, 0x10, 1, 0),
+		EV(36, GET, OBJ_D, Y, 0x20, 1, 0),
+	};
+	slot_stream__type(evs, ARRAY_SIZE(evs), "maps");
+	evs[2].slot_op = REFCNT_SLOT__COPY;
+	evs[2].slot_where = REFCNT_SLOT_WHERE__FRAME;
+	evs[4].up[0] = below ? FN_F : FN_W;
+	return stream__collect(evs, ARRAY_SIZE(evs), OBJ_D, c);
+}
+
 /* The first finding of @kind in @c, if any. */
 static const struct refcnt_finding *collect__first(const struct collect *c,
 						   enum refcnt_finding_kind kind)
@@ -2453,6 +2479,15 @@ int test__refcnt_attribution_slot_borrowed_dead(struct test_suite *test __maybe_
 				!collect__first(&c, REFCNT_FINDING__DOUBLE_PUT) &&
 				collect__first(&c, REFCNT_FINDING__USE_AFTER_PUT));
 	}
+	TEST_ASSERT_VAL("engine", !slot_borrowed_frame(true, &c));
+	f = collect__first(&c, REFCNT_FINDING__DOUBLE_PUT);
+	TEST_ASSERT_VAL("a put below the copy into its frame: the copy's double put",
+			f && f->why == REFCNT_WHY__BORROWED &&
+			refcnt_finding__site(f)->caller == FN_F);
+	TEST_ASSERT_VAL("engine", !slot_borrowed_frame(false, &c));
+	TEST_ASSERT_VAL("a put from elsewhere: its frame is gone, a use after put only",
+			!collect__first(&c, REFCNT_FINDING__DOUBLE_PUT) &&
+			collect__first(&c, REFCNT_FINDING__USE_AFTER_PUT));
 	return TEST_OK;
 }
 

@@ -392,6 +392,8 @@ static int test__refcnt_probe_kept_slots(struct test_suite *test __maybe_unused)
 	static const u8 counted[] = { 0xf0, 0x41, 0xff, 0x07, 0x0f, 0x1f, 0x40, 0x00 };
 	/* lea (%rdi),%rdi: the word's address taken (zfree(&t->maps)) */
 	static const u8 address_taken[] = { 0x48, 0x8d, 0x3f };
+	/* mov %r15,-0x8(%rbp): into a struct of its own frame (node_al.map = map) */
+	static const u8 into_frame[] = { 0x4c, 0x89, 0x7d, 0xf8 };
 	struct slot_seen seen;
 	size_t size = sizeof(kept_local);
 
@@ -403,6 +405,10 @@ static int test__refcnt_probe_kept_slots(struct test_suite *test __maybe_unused)
 			!strcmp(seen.si[0].value, "%r15") && !seen.si[0].frame);
 	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0, NULL, 0, "%r12", &seen));
 	TEST_ASSERT_VAL("not another register", seen.nr == 0);
+	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0x1a, into_frame, 4, "%r15", &seen));
+	TEST_ASSERT_VAL("into its own frame: a copy there too, told so",
+			seen.nr == 1 && seen.si[0].vaddr == FN + 0x1a && seen.si[0].frame &&
+			!strcmp(seen.si[0].base, "%bp") && seen.si[0].disp == -8);
 	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, counted, 8, "%r15", &seen));
 	TEST_ASSERT_VAL("not with an inlined get between", seen.nr == 0);
 	TEST_ASSERT_VAL("scan", !kept_with(kept_local, size, 0xd, address_taken, 3, "%r15",

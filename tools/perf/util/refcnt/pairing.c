@@ -1661,14 +1661,31 @@ static void engine__blame(const struct refcnt_engine *engine,
 	f->has_culprit = true;
 }
 
-/* Does the word at @slot hold @object, stored there by a copy with no get? */
+/*
+ * Does @w hold @object, stored there by a copy with no get, for put @put?
+ * A copy into the copier's own frame only for a put below that function:
+ * its frame still runs.
+ */
+static bool word__borrowed_for(const struct refcnt_slot_word *w,
+			       const struct refcnt_object *object, const struct refcnt_ref *put)
+{
+	bool below = !w->frame || put->caller == w->caller;
+
+	for (int i = 0; !below && i < REFCNT_UP_FRAMES; i++)
+		below = put->up[i] == w->caller;
+	return w->borrowed && below && w->space == object->key.space &&
+	       w->obj == object->key.addr;
+}
+
+/* Does the word at @slot hold @object, stored there by a copy with no get, for @put? */
 static bool engine__borrowed_word(const struct refcnt_engine *engine,
-				  const struct refcnt_object *object, u64 slot)
+				  const struct refcnt_object *object, u64 slot,
+				  const struct refcnt_ref *put)
 {
 	struct refcnt_slot_word w;
 
-	return slot && refcnt_slot_track__word(engine->slot_track, slot, &w) && w.borrowed &&
-	       w.space == object->key.space && w.obj == object->key.addr;
+	return slot && refcnt_slot_track__word(engine->slot_track, slot, &w) &&
+	       word__borrowed_for(&w, object, put);
 }
 
 /*
@@ -1682,7 +1699,7 @@ static void engine__borrowed_put(struct refcnt_object *object, const struct refc
 {
 	struct refcnt_ref culprit;
 
-	if (!w || !w->borrowed || w->space != object->key.space || w->obj != object->key.addr)
+	if (!w || !word__borrowed_for(w, object, put))
 		return;
 	culprit = *put;
 	culprit.site = w->site;
@@ -2182,16 +2199,16 @@ static int engine__dead_op(struct refcnt_engine *engine, struct refcnt_object *o
 	struct refcnt_finding f = { .other = object->release };
 	u64 slot = ev->op == REFCNT_OP__PUT ? refcnt_slot_track__loaded(engine->slot_track, ev) : 0;
 
+	ref__from_event(&f.ref, ev, ev->op);
 	/*
 	 * It balances a use after put, already reported; not if it put what
 	 * a copy stored with no get: that word held no reference at all.
 	 */
 	if (ev->op == REFCNT_OP__PUT && object->dead_gets &&
-	    !engine__borrowed_word(engine, object, slot)) {
+	    !engine__borrowed_word(engine, object, slot, &f.ref)) {
 		object->dead_gets--;
 		return 0;
 	}
-	ref__from_event(&f.ref, ev, ev->op);
 	if (ev->op == REFCNT_OP__GET) {
 		f.kind = REFCNT_FINDING__USE_AFTER_PUT;
 		object->dead_gets++;

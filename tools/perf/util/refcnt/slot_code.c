@@ -783,7 +783,9 @@ static bool slot__word_touched(const cs_insn *insn, size_t n, const cs_x86_op *s
  * type is there), loaded from another word of memory by the one
  * instruction of the function that writes @reg, before the store: a
  * borrowed pointer kept, with no get of its own (al->maps = maps, where
- * maps = thread__maps(thread) at the top)? Not if a locked instruction on
+ * maps = thread__maps(thread) at the top)? Into a struct of its own frame
+ * too (@si->frame), which its exit may put (node_al.map = map, then
+ * addr_location__exit(&node_al)). Not if a locked instruction on
  * its object (an inlined get) lies between, the function touches the word
  * it was loaded from (a move), or the pointer is counted right after the
  * store. Then @si.
@@ -797,7 +799,7 @@ static bool slot__kept_copy_at(csh handle, const cs_insn *insn, size_t n, size_t
 
 	if (!reg__callee_saved(reg) || reg == X86_REG_RBP || insn[i].id != X86_INS_MOV ||
 	    x86->op_count != 2 || !op__slot(dst) || op__reg64(&x86->operands[1]) != reg ||
-	    refcnt_x86_reg64(dst->mem.base) == reg || slot__frame(dst->mem.base, dst->mem.disp))
+	    refcnt_x86_reg64(dst->mem.base) == reg)
 		return false;
 	def = slot__only_write(handle, insn, n, reg);
 	if (def >= i || insn[def].id != X86_INS_MOV || insn[def].detail->x86.op_count != 2 ||

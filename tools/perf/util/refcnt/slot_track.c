@@ -218,7 +218,9 @@ int refcnt_slot_track__overwrite(struct refcnt_slot_track *st, const struct refc
 		slot_track__framed(st, ev);
 		if (hashmap__delete(st->words, ev->slot, NULL, &w))
 			free(w);
-		return 0;
+		/* a borrowed copy into its own frame is followed; what it stored over is not */
+		if (ev->slot_op != REFCNT_SLOT__COPY)
+			return 0;
 	}
 	if (!hashmap__find(st->words, ev->slot, &w)) {
 		if (hashmap__size(st->words) >= REFCNT_SLOT_WORDS_MAX)
@@ -234,8 +236,9 @@ int refcnt_slot_track__overwrite(struct refcnt_slot_track *st, const struct refc
 	*w = (struct refcnt_slot_word){
 		.space = ev->space, .obj = ev->obj, .site = ev->site, .caller = ev->caller,
 		.time = ev->time, .type = ev->type, .borrowed = ev->slot_op == REFCNT_SLOT__COPY,
+		.frame = ev->slot_where == REFCNT_SLOT_WHERE__FRAME,
 	};
-	return ret;
+	return w->frame ? 0 : ret;
 }
 
 void refcnt_slot_track__word_ref(struct refcnt_slot_track *st, u64 slot, u64 time, u64 site)

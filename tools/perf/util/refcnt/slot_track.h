@@ -59,6 +59,11 @@ struct refcnt_slot_word {
 	u64	ref_time, ref_site;
 	u8	type;
 	bool	borrowed;	/* a copy (REFCNT_SLOT__COPY): no reference of its own */
+	/*
+	 * a copy into a local of the copying function's frame (@caller's):
+	 * the word is that call's only while it runs, for the puts below it
+	 */
+	bool	frame;
 };
 
 /* The most words followed at once: past it, stores to new ones are not. */
@@ -108,7 +113,8 @@ bool refcnt_slot_track__has_words(const struct refcnt_slot_track *st);
 
 /*
  * A store or copy event @ev: @ev's object is what its word holds now,
- * unless it is a local of the storing frame (not followed). Returns 1
+ * unless it is a local of the storing frame (not followed, but for a
+ * borrowed copy: refcnt_slot_word's frame). Returns 1
  * with what it held before in @prev, 0 if no store to it was seen (or a
  * local's), -E2BIG if too many words are followed to add it, or -ENOMEM.
  */
