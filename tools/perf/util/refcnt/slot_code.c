@@ -608,6 +608,19 @@ static bool slot__moved(csh handle, const cs_insn *insn, size_t n, size_t load, 
 	return false;
 }
 
+/* Is @insn a locked instruction on the object @reg points to (an inlined get)? */
+static bool slot_insn__counts(const cs_insn *insn, x86_reg reg)
+{
+	const cs_x86 *x86 = &insn->detail->x86;
+
+	for (int o = 0; x86->prefix[0] == X86_PREFIX_LOCK && o < x86->op_count; o++) {
+		if (x86->operands[o].type == X86_OP_MEM &&
+		    refcnt_x86_reg64(x86->operands[o].mem.base) == reg)
+			return true;
+	}
+	return false;
+}
+
 /*
  * Is the pointer in @reg, stored at @insn[@i], counted right after: a
  * locked instruction on its object (an inlined get), or a call it is the
@@ -624,11 +637,8 @@ static bool slot__counted_after(csh handle, const cs_insn *insn, size_t n, size_
 			return arg == X86_REG_RDI;
 		if (slot_insn__branches(handle, &insn[k]))
 			return false;
-		for (int o = 0; x86->prefix[0] == X86_PREFIX_LOCK && o < x86->op_count; o++) {
-			if (x86->operands[o].type == X86_OP_MEM &&
-			    refcnt_x86_reg64(x86->operands[o].mem.base) == reg)
-				return true;
-		}
+		if (slot_insn__counts(&insn[k], reg))
+			return true;
 		if (insn[k].id == X86_INS_MOV && x86->op_count == 2 &&
 		    op__reg64(&x86->operands[0]) == X86_REG_RDI)
 			arg = op__reg64(&x86->operands[1]) == reg ? X86_REG_RDI : X86_REG_INVALID;
@@ -746,13 +756,8 @@ static size_t slot__only_write(csh handle, const cs_insn *insn, size_t n, x86_re
 static bool slot__counted_between(const cs_insn *insn, size_t from, size_t to, x86_reg reg)
 {
 	for (size_t k = from; k < to; k++) {
-		const cs_x86 *x86 = &insn[k].detail->x86;
-
-		for (int o = 0; x86->prefix[0] == X86_PREFIX_LOCK && o < x86->op_count; o++) {
-			if (x86->operands[o].type == X86_OP_MEM &&
-			    refcnt_x86_reg64(x86->operands[o].mem.base) == reg)
-				return true;
-		}
+		if (slot_insn__counts(&insn[k], reg))
+			return true;
 	}
 	return false;
 }
